@@ -1,0 +1,12 @@
+# Every dependency is a Debian 12 package; scripts/setup installs them.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium>=1.0.18)
+find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
+find_package(nlohmann_json 3.11 REQUIRED)
+if(VEIL_BUILD_TESTS OR VEIL_BUILD_CTIME)
+  find_package(GTest REQUIRED)
+endif()
+if(VEIL_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()
+find_package(CLI11 REQUIRED)

@@ -1,0 +1,14 @@
+# One place for compiler flags shared by every target of the project.
+add_library(veil_options INTERFACE)
+target_compile_options(veil_options INTERFACE
+  -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wnull-dereference
+  -Wimplicit-fallthrough -Wformat=2)
+if(VEIL_WERROR)
+  target_compile_options(veil_options INTERFACE -Werror)
+endif()
+if(VEIL_SANITIZE)
+  target_compile_options(veil_options INTERFACE
+    -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  target_link_options(veil_options INTERFACE -fsanitize=address,undefined)
+endif()

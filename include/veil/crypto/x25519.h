@@ -1,0 +1,36 @@
+// X25519 Diffie-Hellman (RFC 7748) through libsodium.
+//
+// The shared secret of a low-order public key is all zeros; Dh() rejects it with kInvalidArgument
+// rather than hand a predictable "secret" to a KDF (RFC 7748 section 6.1 permits the check; HPKE's
+// DHKEM requires it). Public keys whose u-coordinate is not reduced mod p are accepted and reduced,
+// as RFC 7748 section 5 specifies.
+//
+// Thread safety: every function is safe from any thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "veil/base/bytes.h"
+#include "veil/base/result.h"
+#include "veil/crypto/secret.h"
+
+namespace veil::crypto {
+
+inline constexpr std::size_t kX25519KeySize = 32;
+using X25519PublicKey = std::array<std::uint8_t, kX25519KeySize>;
+using X25519SecretKey = Secret<kX25519KeySize>;
+
+struct X25519KeyPair {
+  X25519SecretKey secret_key;
+  X25519PublicKey public_key;
+};
+
+X25519KeyPair X25519Generate();
+// The public key of a secret key (clamping is part of the function, as in RFC 7748).
+X25519PublicKey X25519PublicFromSecret(const X25519SecretKey& sk);
+Result<X25519PublicKey> X25519PublicKeyFromBytes(ByteView b);
+// The shared secret; kInvalidArgument for a low-order peer key (all-zero result).
+Result<Secret<32>> X25519(const X25519SecretKey& sk, const X25519PublicKey& peer);
+
+}  // namespace veil::crypto
