@@ -8,6 +8,15 @@
 #include "veil/crypto/random.h"
 
 namespace veil::crypto {
+namespace {
+
+// libsodium declares its pointers non-null even for empty inputs.
+const std::uint8_t* NonNull(ByteView b) {
+  static const std::uint8_t kEmpty[1] = {0};
+  return b.empty() ? kEmpty : b.data();
+}
+
+}  // namespace
 
 Result<SecretBytes> Scrypt(ByteView password, ByteView salt, const ScryptParams& params,
                            std::size_t out_len) {
@@ -22,7 +31,7 @@ Result<SecretBytes> Scrypt(ByteView password, ByteView salt, const ScryptParams&
   if (out_len == 0 || out_len > 1024) return InvalidArgument("scrypt: output must be 1..1024 bytes");
   SecretBytes out(out_len);
   errno = 0;
-  if (crypto_pwhash_scryptsalsa208sha256_ll(password.data(), password.size(), salt.data(),
+  if (crypto_pwhash_scryptsalsa208sha256_ll(NonNull(password), password.size(), NonNull(salt),
                                             salt.size(), params.n, params.r, params.p,
                                             out.ExposeMutable().data(), out_len) != 0) {
     if (errno == ENOMEM) return ResourceExhausted("scrypt: not enough memory for these costs");
@@ -52,9 +61,8 @@ Result<SecretBytes> Argon2id(ByteView password, ByteView salt, const Argon2idPar
   }
   SecretBytes out(out_len);
   errno = 0;
-  // A null pointer for an empty password is fine for libsodium.
   if (crypto_pwhash(out.ExposeMutable().data(), out_len,
-                    reinterpret_cast<const char*>(password.data()), password.size(), salt.data(),
+                    reinterpret_cast<const char*>(NonNull(password)), password.size(), salt.data(),
                     params.ops, mem_bytes, crypto_pwhash_ALG_ARGON2ID13) != 0) {
     if (errno == ENOMEM) return ResourceExhausted("Argon2id: not enough memory for these costs");
     return InvalidArgument("Argon2id: parameters rejected");
