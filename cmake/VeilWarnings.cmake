@@ -2,7 +2,7 @@
 add_library(veil_options INTERFACE)
 target_compile_options(veil_options INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
-  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wnull-dereference
+  -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
   -Wimplicit-fallthrough -Wformat=2)
 if(VEIL_WERROR)
   target_compile_options(veil_options INTERFACE -Werror)
@@ -11,4 +11,8 @@ if(VEIL_SANITIZE)
   target_compile_options(veil_options INTERFACE
     -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_link_options(veil_options INTERFACE -fsanitize=address,undefined)
+endif()
+if(VEIL_BUILD_FUZZ)
+  # Coverage instrumentation for libFuzzer in every library the fuzz targets link.
+  target_compile_options(veil_options INTERFACE -fsanitize=fuzzer-no-link)
 endif()

@@ -2,7 +2,8 @@
 //
 //   veil-vectors wycheproof FILE [--verbose]
 //
-// Exit status: 0 when every case passed, 1 when any failed, 2 for an unsupported or unreadable file.
+// Exit status: 0 when every case passed, 1 when any failed, 2 for an unsupported or unreadable
+// file.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
@@ -23,8 +24,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "veil-vectors: %s\n", report.status().ToString().c_str());
     return 2;
   }
-  const std::size_t shown = verbose ? report->failures.size() : std::min<std::size_t>(
-                                                                    report->failures.size(), 10);
+  const std::size_t shown =
+      verbose ? report->failures.size() : std::min<std::size_t>(report->failures.size(), 10);
   for (std::size_t i = 0; i < shown; ++i) std::printf("FAIL %s\n", report->failures[i].c_str());
   std::printf("%s: %d passed, %d failed\n", report->algorithm.c_str(), report->passed,
               report->failed);

@@ -16,8 +16,8 @@
 namespace veil::vectors {
 namespace {
 
-using nlohmann::json;
 using crypto::AeadAlg;
+using nlohmann::json;
 
 // What one case produced: did the operation succeed, and did its output match the expectation.
 struct Outcome {
@@ -48,8 +48,8 @@ void Judge(Report& r, const json& t, const Outcome& o) {
   } else {
     ++r.failed;
     std::ostringstream s;
-    s << "tcId " << t.value("tcId", -1) << " (" << result << ") " << t.value("comment", "")
-      << ": " << (o.ok ? "accepted" : o.why);
+    s << "tcId " << t.value("tcId", -1) << " (" << result << ") " << t.value("comment", "") << ": "
+      << (o.ok ? "accepted" : o.why);
     r.failures.push_back(s.str());
   }
 }
@@ -150,7 +150,7 @@ Result<Outcome> EddsaCase(const json& g, const json& t) {
 }  // namespace
 
 std::vector<std::string> SupportedWycheproofAlgorithms() {
-  return {"AES-GCM",    "CHACHA20-POLY1305", "XCHACHA20-POLY1305", "HMACSHA256", "HMACSHA384",
+  return {"AES-GCM",    "CHACHA20-POLY1305", "XCHACHA20-POLY1305", "HMACSHA256",   "HMACSHA384",
           "HMACSHA512", "HKDF-SHA-256",      "HKDF-SHA-384",       "HKDF-SHA-512", "XDH",
           "EDDSA"};
 }

@@ -7,10 +7,9 @@
 // Thread safety: stateless functions.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "veil/base/result.h"
 

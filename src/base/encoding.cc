@@ -10,9 +10,12 @@ namespace {
 
 int SodiumVariant(Base64Variant v) {
   switch (v) {
-    case Base64Variant::kStandard: return sodium_base64_VARIANT_ORIGINAL;
-    case Base64Variant::kUrlSafe: return sodium_base64_VARIANT_URLSAFE;
-    case Base64Variant::kUrlSafeNoPadding: return sodium_base64_VARIANT_URLSAFE_NO_PADDING;
+    case Base64Variant::kStandard:
+      return sodium_base64_VARIANT_ORIGINAL;
+    case Base64Variant::kUrlSafe:
+      return sodium_base64_VARIANT_URLSAFE;
+    case Base64Variant::kUrlSafeNoPadding:
+      return sodium_base64_VARIANT_URLSAFE_NO_PADDING;
   }
   return sodium_base64_VARIANT_ORIGINAL;
 }

@@ -8,17 +8,28 @@ namespace veil {
 
 std::string_view CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "ok";
-    case Code::kInvalidArgument: return "invalid argument";
-    case Code::kNotFound: return "not found";
-    case Code::kFailedPrecondition: return "failed precondition";
-    case Code::kUnauthenticated: return "unauthenticated";
-    case Code::kPermissionDenied: return "permission denied";
-    case Code::kResourceExhausted: return "resource exhausted";
-    case Code::kDataLoss: return "data loss";
-    case Code::kUnavailable: return "unavailable";
-    case Code::kVerificationFailed: return "verification failed";
-    case Code::kInternal: return "internal";
+    case Code::kOk:
+      return "ok";
+    case Code::kInvalidArgument:
+      return "invalid argument";
+    case Code::kNotFound:
+      return "not found";
+    case Code::kFailedPrecondition:
+      return "failed precondition";
+    case Code::kUnauthenticated:
+      return "unauthenticated";
+    case Code::kPermissionDenied:
+      return "permission denied";
+    case Code::kResourceExhausted:
+      return "resource exhausted";
+    case Code::kDataLoss:
+      return "data loss";
+    case Code::kUnavailable:
+      return "unavailable";
+    case Code::kVerificationFailed:
+      return "verification failed";
+    case Code::kInternal:
+      return "internal";
   }
   return "unknown";
 }

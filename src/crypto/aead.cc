@@ -24,10 +24,14 @@ bool FitsInt(std::size_t n) { return n <= static_cast<std::size_t>(INT_MAX); }
 
 std::string_view AeadName(AeadAlg alg) {
   switch (alg) {
-    case AeadAlg::kAes128Gcm: return "AES-128-GCM";
-    case AeadAlg::kAes256Gcm: return "AES-256-GCM";
-    case AeadAlg::kChaCha20Poly1305: return "ChaCha20-Poly1305";
-    case AeadAlg::kXChaCha20Poly1305: return "XChaCha20-Poly1305";
+    case AeadAlg::kAes128Gcm:
+      return "AES-128-GCM";
+    case AeadAlg::kAes256Gcm:
+      return "AES-256-GCM";
+    case AeadAlg::kChaCha20Poly1305:
+      return "ChaCha20-Poly1305";
+    case AeadAlg::kXChaCha20Poly1305:
+      return "XChaCha20-Poly1305";
   }
   return "unknown";
 }
@@ -64,7 +68,9 @@ namespace {
 internal::Block GhashKey(ByteView key) {
   internal::Block h{};
   std::unique_ptr<EVP_CIPHER_CTX, CipherCtxDeleter> ecb(EVP_CIPHER_CTX_new());
-  const char* name = key.size() == 16 ? "AES-128-ECB" : key.size() == 24 ? "AES-192-ECB" : "AES-256-ECB";
+  const char* name = key.size() == 16   ? "AES-128-ECB"
+                     : key.size() == 24 ? "AES-192-ECB"
+                                        : "AES-256-ECB";
   EVP_CIPHER* cipher = EVP_CIPHER_fetch(nullptr, name, nullptr);
   VEIL_CHECK(cipher != nullptr && ecb != nullptr);
   int len = 0;
@@ -89,8 +95,7 @@ Status AesGcmStart(EVP_CIPHER_CTX* c, std::size_t& current_iv_len, ByteView key,
     iv = equivalent_iv;
   }
   if (iv.size() != current_iv_len) {
-    if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) !=
-        1) {
+    if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) != 1) {
       return InvalidArgument("AES-GCM: unsupported IV length");
     }
     current_iv_len = iv.size();
@@ -139,8 +144,8 @@ Status AesGcm::Open(ByteView iv, ByteView aad, ByteView ciphertext, MutableByteV
   AesGcmAad(c, aad);
   int len = 0;
   if (pt_len != 0) {
-    VEIL_CHECK(EVP_DecryptUpdate(c, out.data(), &len, ciphertext.data(),
-                                 static_cast<int>(pt_len)) == 1);
+    VEIL_CHECK(
+        EVP_DecryptUpdate(c, out.data(), &len, ciphertext.data(), static_cast<int>(pt_len)) == 1);
   }
   // EVP's tag control takes a non-const pointer but only reads it.
   VEIL_CHECK(EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, static_cast<int>(kTagSize),
@@ -185,7 +190,8 @@ Status Aead::SealInto(ByteView nonce, ByteView aad, ByteView plaintext, MutableB
   }
   switch (alg_) {
     case AeadAlg::kAes128Gcm:
-    case AeadAlg::kAes256Gcm: return aes_->Seal(nonce, aad, plaintext, out);
+    case AeadAlg::kAes256Gcm:
+      return aes_->Seal(nonce, aad, plaintext, out);
     case AeadAlg::kChaCha20Poly1305:
       crypto_aead_chacha20poly1305_ietf_encrypt(out.data(), nullptr, plaintext.data(),
                                                 plaintext.size(), aad.data(), aad.size(), nullptr,
@@ -193,8 +199,8 @@ Status Aead::SealInto(ByteView nonce, ByteView aad, ByteView plaintext, MutableB
       return Status::Ok();
     case AeadAlg::kXChaCha20Poly1305:
       crypto_aead_xchacha20poly1305_ietf_encrypt(out.data(), nullptr, plaintext.data(),
-                                                 plaintext.size(), aad.data(), aad.size(),
-                                                 nullptr, nonce.data(), key_.Expose().data());
+                                                 plaintext.size(), aad.data(), aad.size(), nullptr,
+                                                 nonce.data(), key_.Expose().data());
       return Status::Ok();
   }
   return Internal("unknown AEAD");
@@ -218,18 +224,17 @@ Status Aead::OpenInto(ByteView nonce, ByteView aad, ByteView ciphertext, Mutable
   int rc = -1;
   switch (alg_) {
     case AeadAlg::kAes128Gcm:
-    case AeadAlg::kAes256Gcm: return aes_->Open(nonce, aad, ciphertext, out);
+    case AeadAlg::kAes256Gcm:
+      return aes_->Open(nonce, aad, ciphertext, out);
     case AeadAlg::kChaCha20Poly1305:
-      rc = crypto_aead_chacha20poly1305_ietf_decrypt(out.data(), nullptr, nullptr,
-                                                     ciphertext.data(), ciphertext.size(),
-                                                     aad.data(), aad.size(), nonce.data(),
-                                                     key_.Expose().data());
+      rc = crypto_aead_chacha20poly1305_ietf_decrypt(
+          out.data(), nullptr, nullptr, ciphertext.data(), ciphertext.size(), aad.data(),
+          aad.size(), nonce.data(), key_.Expose().data());
       break;
     case AeadAlg::kXChaCha20Poly1305:
-      rc = crypto_aead_xchacha20poly1305_ietf_decrypt(out.data(), nullptr, nullptr,
-                                                      ciphertext.data(), ciphertext.size(),
-                                                      aad.data(), aad.size(), nonce.data(),
-                                                      key_.Expose().data());
+      rc = crypto_aead_xchacha20poly1305_ietf_decrypt(
+          out.data(), nullptr, nullptr, ciphertext.data(), ciphertext.size(), aad.data(),
+          aad.size(), nonce.data(), key_.Expose().data());
       break;
   }
   if (rc != 0) {

@@ -19,8 +19,10 @@ U128 Load(const Block& b) {
 
 Block Store(U128 v) {
   Block b;
-  for (int i = 7; i >= 0; --i, v.hi >>= 8) b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.hi);
-  for (int i = 15; i >= 8; --i, v.lo >>= 8) b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.lo);
+  for (int i = 7; i >= 0; --i, v.hi >>= 8)
+    b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.hi);
+  for (int i = 15; i >= 8; --i, v.lo >>= 8)
+    b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.lo);
   return b;
 }
 

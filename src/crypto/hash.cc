@@ -11,9 +11,12 @@ namespace internal {
 
 const char* MdName(HashAlg alg) {
   switch (alg) {
-    case HashAlg::kSha256: return "SHA2-256";
-    case HashAlg::kSha384: return "SHA2-384";
-    case HashAlg::kSha512: return "SHA2-512";
+    case HashAlg::kSha256:
+      return "SHA2-256";
+    case HashAlg::kSha384:
+      return "SHA2-384";
+    case HashAlg::kSha512:
+      return "SHA2-512";
   }
   return "SHA2-256";
 }

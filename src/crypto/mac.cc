@@ -30,10 +30,9 @@ struct Hmac::Ctx {
 
 Hmac::Hmac(HashAlg alg, ByteView key) : alg_(alg), ctx_(std::make_unique<Ctx>()) {
   VEIL_CHECK(ctx_->mac != nullptr);
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST,
-                                       const_cast<char*>(internal::MdName(alg)), 0),
-      OSSL_PARAM_construct_end()};
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(
+                             OSSL_MAC_PARAM_DIGEST, const_cast<char*>(internal::MdName(alg)), 0),
+                         OSSL_PARAM_construct_end()};
   // OpenSSL refuses a null key pointer even for an empty key.
   static const std::uint8_t kEmpty[1] = {0};
   const std::uint8_t* key_ptr = key.empty() ? kEmpty : key.data();

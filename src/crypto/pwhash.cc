@@ -28,7 +28,8 @@ Result<SecretBytes> Scrypt(ByteView password, ByteView salt, const ScryptParams&
       static_cast<std::uint64_t>(params.r) * params.p >= (1u << 30)) {
     return InvalidArgument("scrypt: r and p must be positive and r * p < 2^30");
   }
-  if (out_len == 0 || out_len > 1024) return InvalidArgument("scrypt: output must be 1..1024 bytes");
+  if (out_len == 0 || out_len > 1024)
+    return InvalidArgument("scrypt: output must be 1..1024 bytes");
   SecretBytes out(out_len);
   errno = 0;
   if (crypto_pwhash_scryptsalsa208sha256_ll(NonNull(password), password.size(), NonNull(salt),

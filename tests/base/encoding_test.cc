@@ -1,8 +1,9 @@
 // Hex, base64 and the canonical binary codec: round trips and strict rejection.
+#include "veil/base/encoding.h"
+
 #include <gtest/gtest.h>
 
 #include "veil/base/codec.h"
-#include "veil/base/encoding.h"
 
 namespace veil {
 namespace {
@@ -24,8 +25,8 @@ TEST(Hex, RoundTripAndStrictness) {
 }
 
 TEST(Base64, RoundTripAllVariants) {
-  for (auto v : {Base64Variant::kStandard, Base64Variant::kUrlSafe,
-                 Base64Variant::kUrlSafeNoPadding}) {
+  for (auto v :
+       {Base64Variant::kStandard, Base64Variant::kUrlSafe, Base64Variant::kUrlSafeNoPadding}) {
     for (std::size_t n = 0; n < 40; ++n) {
       Bytes b(n);
       for (std::size_t i = 0; i < n; ++i) b[i] = static_cast<std::uint8_t>(i * 37 + 250);

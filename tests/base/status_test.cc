@@ -1,10 +1,10 @@
 // Status and Result: the error convention behaves as documented.
-#include "veil/base/result.h"
-
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
+
+#include "veil/base/result.h"
 
 namespace veil {
 namespace {

@@ -25,8 +25,8 @@ TEST(Aead, ChaCha20Poly1305Rfc8439) {
   const std::string pt =
       "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the "
       "future, sunscreen would be it.";
-  auto sealed = aead->Seal(H("070000004041424344454647"), H("50515253c0c1c2c3c4c5c6c7"),
-                           AsBytes(pt));
+  auto sealed =
+      aead->Seal(H("070000004041424344454647"), H("50515253c0c1c2c3c4c5c6c7"), AsBytes(pt));
   ASSERT_TRUE(sealed.ok());
   EXPECT_EQ(Hx(ByteView(*sealed).first(16)), "d31a8d34648e60db7b86afbc53ef7ec2");
   EXPECT_EQ(Hx(ByteView(*sealed).last(16)), "1ae10b594f09e26a7e902ecbd0600691");
@@ -75,8 +75,7 @@ TEST(Aead, EveryFlippedBitIsRejected) {
     Bytes bad_nonce = nonce;
     bad_nonce[0] ^= 1;
     EXPECT_EQ(aead->Open(bad_nonce, aad, *ct).status().code(), Code::kVerificationFailed);
-    EXPECT_EQ(aead->Open(nonce, test::B("headex"), *ct).status().code(),
-              Code::kVerificationFailed);
+    EXPECT_EQ(aead->Open(nonce, test::B("headex"), *ct).status().code(), Code::kVerificationFailed);
     EXPECT_EQ(aead->Open(nonce, aad, ByteView(*ct).first(15)).status().code(),
               Code::kVerificationFailed);
   }

@@ -15,10 +15,10 @@ using test::Hx;
 
 // RFC 7748 section 6.1.
 TEST(X25519, Rfc7748) {
-  auto a = X25519SecretKey::CopyFrom(
-      std::span<const std::uint8_t, 32>(H("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")));
-  auto b = X25519SecretKey::CopyFrom(
-      std::span<const std::uint8_t, 32>(H("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")));
+  auto a = X25519SecretKey::CopyFrom(std::span<const std::uint8_t, 32>(
+      H("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")));
+  auto b = X25519SecretKey::CopyFrom(std::span<const std::uint8_t, 32>(
+      H("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")));
   const X25519PublicKey pa = X25519PublicFromSecret(a);
   const X25519PublicKey pb = X25519PublicFromSecret(b);
   EXPECT_EQ(Hx(pa), "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
@@ -92,8 +92,7 @@ TEST(Ed25519, WrongLengthsAreInvalidArgument) {
   EXPECT_EQ(Ed25519Verify(Bytes(31), {}, Bytes(64)).code(), Code::kInvalidArgument);
   EXPECT_EQ(Ed25519Verify(key.public_key(), {}, Bytes(63)).code(), Code::kInvalidArgument);
   EXPECT_EQ(Ed25519SigningKey::FromSeedBytes(Bytes(33)).status().code(), Code::kInvalidArgument);
-  EXPECT_TRUE(key.seed().ConstantTimeEquals(
-      Ed25519SigningKey::FromSeed(key.seed()).seed()));
+  EXPECT_TRUE(key.seed().ConstantTimeEquals(Ed25519SigningKey::FromSeed(key.seed()).seed()));
 }
 
 // RFC 7914 section 12.

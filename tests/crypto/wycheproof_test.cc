@@ -1,8 +1,9 @@
 // Every case of the Wycheproof files in tests/data/wycheproof, through the veil-vectors runner.
+#include "wycheproof.h"
+
 #include <gtest/gtest.h>
 
 #include "test_util.h"
-#include "wycheproof.h"
 
 namespace veil::vectors {
 namespace {

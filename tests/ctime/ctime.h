@@ -36,8 +36,8 @@ struct Registrar {
 #define VEIL_CTIME_CONCAT2_(a, b) a##b
 #define VEIL_CTIME_CONCAT_(a, b) VEIL_CTIME_CONCAT2_(a, b)
 // VEIL_CTIME_CHECK(ShamirSplit) { ...body... }
-#define VEIL_CTIME_CHECK(name)                                                      \
-  static void VEIL_CTIME_CONCAT_(CtimeCheck_, name)();                              \
-  static ::veil::ctime::Registrar VEIL_CTIME_CONCAT_(ctime_registrar_, name)(#name, \
-      &VEIL_CTIME_CONCAT_(CtimeCheck_, name));                                      \
+#define VEIL_CTIME_CHECK(name)                                                \
+  static void VEIL_CTIME_CONCAT_(CtimeCheck_, name)();                        \
+  static ::veil::ctime::Registrar VEIL_CTIME_CONCAT_(ctime_registrar_, name)( \
+      #name, &VEIL_CTIME_CONCAT_(CtimeCheck_, name));                         \
   static void VEIL_CTIME_CONCAT_(CtimeCheck_, name)()

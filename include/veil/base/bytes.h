@@ -1,7 +1,7 @@
 // Byte views and buffers used across every floor.
 //
-// ByteView is a non-owning read-only view; Bytes owns public data. Secret data never lives in Bytes:
-// it lives in crypto::SecretBytes, which wipes itself.
+// ByteView is a non-owning read-only view; Bytes owns public data. Secret data never lives in
+// Bytes: it lives in crypto::SecretBytes, which wipes itself.
 #pragma once
 
 #include <cstddef>

@@ -34,8 +34,8 @@ class Writer {
   Writer& U64(std::uint64_t v);
   Writer& Bool(bool v) { return U8(v ? 1 : 0); }
   Writer& Varint(std::uint64_t v);
-  Writer& Fixed(ByteView b);         // no length: the reader knows it
-  Writer& VarBytes(ByteView b);      // varint length, then the bytes
+  Writer& Fixed(ByteView b);     // no length: the reader knows it
+  Writer& VarBytes(ByteView b);  // varint length, then the bytes
   Writer& String(std::string_view s) { return VarBytes(AsBytes(s)); }
 
   const Bytes& bytes() const& { return out_; }

@@ -1,9 +1,9 @@
 // Text encodings of bytes: hex and base64.
 //
 // Both run in constant time with respect to the data (they come from libsodium, whose codecs avoid
-// table lookups indexed by data), so they are safe for keys. Decoding is strict: the whole input must
-// be consumed, hex needs an even number of digits, base64 must be padded and canonical (unused bits
-// zero); anything else is kInvalidArgument.
+// table lookups indexed by data), so they are safe for keys. Decoding is strict: the whole input
+// must be consumed, hex needs an even number of digits, base64 must be padded and canonical (unused
+// bits zero); anything else is kInvalidArgument.
 #pragma once
 
 #include <string>

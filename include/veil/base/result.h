@@ -21,7 +21,7 @@ class [[nodiscard]] Result {
 
  public:
   // Implicit on purpose: `return value;` and `return InvalidArgument(...);` both read naturally.
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}        // NOLINT
   Result(Status status) : v_(std::in_place_index<1>, std::move(status)) {  // NOLINT
     VEIL_CHECK_MSG(!std::get<1>(v_).ok(), "Result constructed from an ok Status");
   }

@@ -1,10 +1,10 @@
 // Status: the one error convention of the code base.
 //
-// Every fallible public function returns a Status or a Result<T> (result.h). A Status carries a small
-// code and a message for people; callers branch on the code, never on the text. Malformed data gets
-// kInvalidArgument; a failed proof, MAC or signature gets kVerificationFailed with one fixed message
-// so that no oracle leaks through the text. Broken invariants (programming errors) are not Statuses:
-// they abort through VEIL_CHECK.
+// Every fallible public function returns a Status or a Result<T> (result.h). A Status carries a
+// small code and a message for people; callers branch on the code, never on the text. Malformed
+// data gets kInvalidArgument; a failed proof, MAC or signature gets kVerificationFailed with one
+// fixed message so that no oracle leaks through the text. Broken invariants (programming errors)
+// are not Statuses: they abort through VEIL_CHECK.
 //
 // Thread safety: values; safe to copy and move between threads.
 #pragma once
@@ -77,21 +77,21 @@ inline Status VerificationFailed() { return {Code::kVerificationFailed, "verific
 
 }  // namespace veil
 
-#define VEIL_CHECK(cond)                                            \
-  do {                                                              \
+#define VEIL_CHECK(cond)                                             \
+  do {                                                               \
     if (!(cond)) ::veil::CheckFailed(__FILE__, __LINE__, #cond, ""); \
   } while (0)
 
-#define VEIL_CHECK_MSG(cond, msg)                                      \
-  do {                                                                 \
+#define VEIL_CHECK_MSG(cond, msg)                                       \
+  do {                                                                  \
     if (!(cond)) ::veil::CheckFailed(__FILE__, __LINE__, #cond, (msg)); \
   } while (0)
 
 // Returns early from a function returning Status or Result<T> when `expr` is not ok.
-#define VEIL_RETURN_IF_ERROR(expr)                 \
-  do {                                             \
+#define VEIL_RETURN_IF_ERROR(expr)                        \
+  do {                                                    \
     ::veil::Status veil_status_ = ::veil::ToStatus(expr); \
-    if (!veil_status_.ok()) return veil_status_;   \
+    if (!veil_status_.ok()) return veil_status_;          \
   } while (0)
 
 namespace veil {

@@ -50,7 +50,8 @@ class AesGcm {
   AesGcm(const AesGcm&) = delete;
   AesGcm& operator=(const AesGcm&) = delete;
 
-  // iv: any non-zero length (12 is the standard size; others go through GHASH). out: pt.size() + 16.
+  // iv: any non-zero length (12 is the standard size; others go through GHASH). out: pt.size()
+  // + 16.
   Status Seal(ByteView iv, ByteView aad, ByteView plaintext, MutableByteView out);
   // out: ct.size() - 16 bytes; wiped on failure.
   Status Open(ByteView iv, ByteView aad, ByteView ciphertext, MutableByteView out);
@@ -82,8 +83,8 @@ class Aead {
  private:
   explicit Aead(AeadAlg alg);
   AeadAlg alg_;
-  SecretBytes key_;                 // ChaCha variants
-  std::unique_ptr<AesGcm> aes_;     // AES variants
+  SecretBytes key_;              // ChaCha variants
+  std::unique_ptr<AesGcm> aes_;  // AES variants
 };
 
 }  // namespace veil::crypto

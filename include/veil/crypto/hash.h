@@ -1,8 +1,8 @@
 // SHA-2 hashing (SHA-256, SHA-384, SHA-512) through OpenSSL's EVP interface.
 //
-// The message-digest implementations are fetched from the provider once per process and the one-shot
-// helpers reuse a per-thread context, so a call costs the compression function and little else
-// (OpenSSL picks SHA-NI or AVX2 code at run time). SHA-3 and SHAKE live in keccak.h.
+// The message-digest implementations are fetched from the provider once per process and the
+// one-shot helpers reuse a per-thread context, so a call costs the compression function and little
+// else (OpenSSL picks SHA-NI or AVX2 code at run time). SHA-3 and SHAKE live in keccak.h.
 //
 // Thread safety: the one-shot functions are safe from any thread; a Sha2 object is single-threaded.
 #pragma once

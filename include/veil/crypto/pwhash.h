@@ -26,8 +26,8 @@ Result<SecretBytes> Scrypt(ByteView password, ByteView salt, const ScryptParams&
                            std::size_t out_len);
 
 struct Argon2idParams {
-  std::uint64_t ops;        // passes (t_cost), >= 1
-  std::size_t memory_kib;   // memory in KiB, >= 8
+  std::uint64_t ops;       // passes (t_cost), >= 1
+  std::size_t memory_kib;  // memory in KiB, >= 8
 };
 inline constexpr Argon2idParams kInteractiveArgon2id{2, 64 * 1024};
 inline constexpr std::size_t kArgon2SaltSize = 16;

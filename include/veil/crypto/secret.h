@@ -1,9 +1,10 @@
-// Secret byte containers: move-only, wiped on destruction, never printed, compared in constant time.
+// Secret byte containers: move-only, wiped on destruction, never printed, compared in constant
+// time.
 //
 // SecretBytes holds a secret of run-time length; Secret<N> one of fixed length. Neither has
-// operator<< or operator==: the only comparison is ConstantTimeEquals, and reading the bytes takes an
-// explicit Expose() so every place a secret flows out is visible in review. Copying takes an explicit
-// Clone(). Memory is wiped with sodium_memzero, which the compiler may not elide.
+// operator<< or operator==: the only comparison is ConstantTimeEquals, and reading the bytes takes
+// an explicit Expose() so every place a secret flows out is visible in review. Copying takes an
+// explicit Clone(). Memory is wiped with sodium_memzero, which the compiler may not elide.
 //
 // Thread safety: values; the usual rules for a non-const object shared between threads.
 #pragma once
