@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "veil/base/consttime.h"
+
 namespace veil {
 namespace {
 
@@ -29,17 +31,30 @@ std::string HexEncode(ByteView data) {
   return out;
 }
 
+// Our own decoder rather than sodium_hex2bin, which stops at the first invalid digit (a branch on
+// each secret character). Here every digit is decoded with arithmetic, validity is accumulated in a
+// mask, and the one branch is on the final verdict, which is public.
 Status HexDecodeInto(std::string_view hex, MutableByteView out) {
   if (hex.size() != out.size() * 2) {
     return InvalidArgument("hex: expected " + std::to_string(out.size() * 2) + " digits, got " +
                            std::to_string(hex.size()));
   }
-  if (out.empty()) return Status::Ok();
-  std::size_t written = 0;
-  // ignore = nullptr and hex_end = nullptr: libsodium fails unless every character is a digit.
-  if (sodium_hex2bin(out.data(), out.size(), hex.data(), hex.size(), nullptr, &written, nullptr) !=
-          0 ||
-      written != out.size()) {
+  unsigned invalid = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    unsigned byte = 0;
+    for (std::size_t k = 0; k < 2; ++k) {
+      const unsigned c = static_cast<unsigned char>(hex[2 * i + k]);
+      const unsigned num = c ^ 48u;                        // '0'..'9' -> 0..9
+      const unsigned num_ok = ((num - 10u) >> 8) & 0xffu;  // 0xff iff num < 10
+      const unsigned alpha = (c & ~32u) - 55u;             // 'A'..'F' / 'a'..'f' -> 10..15
+      const unsigned alpha_ok = (((alpha - 10u) ^ (alpha - 16u)) >> 8) & 0xffu;
+      invalid |= ~(num_ok | alpha_ok) & 0xffu;
+      byte = (byte << 4) | (((num_ok & num) | (alpha_ok & alpha)) & 0xfu);
+    }
+    out[i] = static_cast<std::uint8_t>(byte);
+  }
+  VEIL_DECLASSIFY(&invalid, sizeof invalid);  // whether the text was valid hex is public
+  if (invalid != 0) {
     sodium_memzero(out.data(), out.size());
     return InvalidArgument("hex: invalid digit");
   }

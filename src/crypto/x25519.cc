@@ -3,6 +3,7 @@
 
 #include <sodium.h>
 
+#include "veil/base/consttime.h"
 #include "veil/crypto/random.h"
 
 namespace veil::crypto {
@@ -30,8 +31,11 @@ Result<X25519PublicKey> X25519PublicKeyFromBytes(ByteView b) {
 Result<Secret<32>> X25519(const X25519SecretKey& sk, const X25519PublicKey& peer) {
   EnsureInitialized();
   Secret<32> shared;
-  // libsodium returns -1 exactly when the result is all zeros (a low-order peer key).
-  if (crypto_scalarmult(shared.ExposeMutable().data(), sk.Expose().data(), peer.data()) != 0) {
+  // libsodium returns -1 exactly when the result is all zeros (a low-order peer key). Whether the
+  // peer key has low order is a public fact about the peer key, so the verdict is public.
+  int rc = crypto_scalarmult(shared.ExposeMutable().data(), sk.Expose().data(), peer.data());
+  VEIL_DECLASSIFY(&rc, sizeof rc);
+  if (rc != 0) {
     return InvalidArgument("X25519: peer public key has low order");
   }
   return shared;
