@@ -224,3 +224,26 @@ void BM_Argon2idInteractive_64MiB(benchmark::State& state) {
 BENCHMARK(BM_Argon2idInteractive_64MiB)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
+
+namespace {
+
+void BM_RandomBytes_Veil(benchmark::State& state) {
+  veil::Bytes out(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    veil::crypto::RandomBytes(out);
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_RandomBytes_Veil)->Arg(32)->Arg(88)->Arg(4096);
+
+// Baseline: libsodium's default generator, one getrandom(2) per call.
+void BM_RandomBytes_LibsodiumSysrandom(benchmark::State& state) {
+  veil::Bytes out(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    randombytes_buf(out.data(), out.size());
+    benchmark::DoNotOptimize(out.data());
+  }
+}
+BENCHMARK(BM_RandomBytes_LibsodiumSysrandom)->Arg(32)->Arg(88)->Arg(4096);
+
+}  // namespace

@@ -44,10 +44,5 @@ TEST(Secret, MoveWipesSource) {
   EXPECT_TRUE(a.ConstantTimeEquals(zero));  // NOLINT(bugprone-use-after-move)
 }
 
-TEST(Random, DistinctAndUniformBound) {
-  EXPECT_NE(RandomBytes(32), RandomBytes(32));
-  for (int i = 0; i < 1000; ++i) EXPECT_LT(RandomUniform(7), 7u);
-}
-
 }  // namespace
 }  // namespace veil::crypto
