@@ -11,16 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "report.h"
 #include "veil/base/result.h"
 
 namespace veil::vectors {
-
-struct Report {
-  std::string algorithm;
-  int passed = 0;
-  int failed = 0;
-  std::vector<std::string> failures;  // "tcId 17: <comment>: <why>"
-};
 
 // The algorithms (Wycheproof's "algorithm" field) the runner accepts.
 std::vector<std::string> SupportedWycheproofAlgorithms();
