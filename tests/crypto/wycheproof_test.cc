@@ -19,8 +19,10 @@ TEST_P(Wycheproof, EveryCasePasses) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, Wycheproof,
-                         testing::Values("aes_gcm_test.json", "ed25519_test.json",
-                                         "hkdf_sha256_test.json", "x25519_test.json"));
+                         testing::Values("aes_gcm_test.json", "chacha20_poly1305_test.json",
+                                         "xchacha20_poly1305_test.json", "hmac_sha256_test.json",
+                                         "ed25519_test.json", "hkdf_sha256_test.json",
+                                         "x25519_test.json"));
 
 TEST(WycheproofRunner, RejectsUnsupportedAndMalformedFiles) {
   EXPECT_FALSE(RunWycheproof(nlohmann::json::parse(R"({"algorithm":"RSA","testGroups":[]})")).ok());
