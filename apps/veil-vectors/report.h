@@ -10,6 +10,8 @@ struct Report {
   std::string algorithm;
   int passed = 0;
   int failed = 0;
+  int skipped =
+      0;  // cases of algorithms the runner does not implement, named in `failures`-free form
   std::vector<std::string> failures;  // "tcId 17: <comment>: <why>"
 
   void Pass() { ++passed; }

@@ -53,16 +53,15 @@ const std::array<std::uint8_t, kCompositePublicKeySize>& CompositeVerifyingKey::
   return s_->bytes;
 }
 
-Status CompositeVerifyingKey::Verify(ByteView message, ByteView context,
-                                     ByteView signature) const {
+Status CompositeVerifyingKey::Verify(ByteView message, ByteView context, ByteView signature) const {
   if (signature.size() != kCompositeSignatureSize) {
     return InvalidArgument("composite signature: signature must be 3373 bytes");
   }
   VEIL_ASSIGN_OR_RETURN(Bytes m_prime, MessageRepresentative(message, context));
   // Both are checked (no early exit) so the time does not tell which component failed.
   const Status a = MlDsa65Verify(*s_->mldsa, m_prime, Label(), signature.first(kMlDsaSig));
-  const Status b = Ed25519Verify(ByteView(s_->bytes).subspan(kMlDsaPk), m_prime,
-                                 signature.subspan(kMlDsaSig));
+  const Status b =
+      Ed25519Verify(ByteView(s_->bytes).subspan(kMlDsaPk), m_prime, signature.subspan(kMlDsaSig));
   if (!a.ok() || !b.ok()) return VerificationFailed();
   return Status::Ok();
 }
@@ -114,7 +113,8 @@ const CompositeVerifyingKey& CompositeSigningKey::verifying_key() const { return
 Result<CompositeSignature> CompositeSigningKey::Sign(ByteView message, ByteView context,
                                                      MlDsaSigning mode) const {
   VEIL_ASSIGN_OR_RETURN(Bytes m_prime, MessageRepresentative(message, context));
-  VEIL_ASSIGN_OR_RETURN(MlDsa65Signature mldsa_sig, MlDsa65Sign(*s_->mldsa, m_prime, Label(), mode));
+  VEIL_ASSIGN_OR_RETURN(MlDsa65Signature mldsa_sig,
+                        MlDsa65Sign(*s_->mldsa, m_prime, Label(), mode));
   const Ed25519Signature ed_sig = s_->ed25519->Sign(m_prime);
   CompositeSignature sig;
   std::memcpy(sig.data(), mldsa_sig.data(), kMlDsaSig);

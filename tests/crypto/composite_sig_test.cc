@@ -73,8 +73,7 @@ TEST(CompositeSig, ComponentsCannotBeLiftedOut) {
   auto mldsa_pk =
       MlDsa65PublicKey::Decode(ByteView(key.verifying_key().bytes()).first(kMlDsa65PublicKeySize));
   ASSERT_TRUE(mldsa_pk.ok());
-  EXPECT_FALSE(
-      MlDsa65Verify(*mldsa_pk, msg, {}, ByteView(*sig).first(kMlDsa65SignatureSize)).ok());
+  EXPECT_FALSE(MlDsa65Verify(*mldsa_pk, msg, {}, ByteView(*sig).first(kMlDsa65SignatureSize)).ok());
 }
 
 TEST(CompositeSig, BadInput) {
@@ -83,8 +82,7 @@ TEST(CompositeSig, BadInput) {
   EXPECT_EQ(CompositeVerifyingKey::Decode(Bytes(1983)).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(key.Sign({}, Bytes(256)).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(key.verifying_key().Verify({}, {}, Bytes(3372)).code(), Code::kInvalidArgument);
-  EXPECT_EQ(key.verifying_key().Verify({}, Bytes(256), Bytes(3373)).code(),
-            Code::kInvalidArgument);
+  EXPECT_EQ(key.verifying_key().Verify({}, Bytes(256), Bytes(3373)).code(), Code::kInvalidArgument);
   auto round = CompositeSigningKey::Decode(key.Encode().Expose());
   ASSERT_TRUE(round.ok());
   EXPECT_EQ(round->verifying_key().bytes(), key.verifying_key().bytes());

@@ -1,0 +1,134 @@
+// The RFC 9180 vector runner (see hpke_vectors.h).
+#include "hpke_vectors.h"
+
+#include <string>
+
+#include "veil/base/encoding.h"
+#include "veil/crypto/hpke.h"
+
+namespace veil::vectors {
+namespace {
+
+using nlohmann::json;
+namespace hpke = crypto::hpke;
+
+Result<Bytes> Field(const json& j, const char* name) {
+  if (!j.contains(name) || !j[name].is_string()) {
+    return InvalidArgument(std::string("missing field ") + name);
+  }
+  return HexDecode(j[name].get<std::string>());
+}
+
+bool Same(ByteView a, ByteView b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// One entry; returns an error only for a malformed entry.
+Status RunEntry(const json& e, const hpke::Suite& suite, const std::string& tag, Report& r) {
+  const auto mode = static_cast<hpke::Mode>(e.value("mode", 0));
+  VEIL_ASSIGN_OR_RETURN(Bytes info, Field(e, "info"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ikm_r, Field(e, "ikmR"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ikm_e, Field(e, "ikmE"));
+  VEIL_ASSIGN_OR_RETURN(Bytes sk_rm, Field(e, "skRm"));
+  VEIL_ASSIGN_OR_RETURN(Bytes pk_rm, Field(e, "pkRm"));
+  VEIL_ASSIGN_OR_RETURN(Bytes enc_want, Field(e, "enc"));
+  Bytes psk, psk_id, ikm_s, pk_sm;
+  const bool psk_mode = mode == hpke::Mode::kPsk || mode == hpke::Mode::kAuthPsk;
+  const bool auth_mode = mode == hpke::Mode::kAuth || mode == hpke::Mode::kAuthPsk;
+  if (psk_mode) {
+    VEIL_ASSIGN_OR_RETURN(psk, Field(e, "psk"));
+    VEIL_ASSIGN_OR_RETURN(psk_id, Field(e, "psk_id"));
+  }
+  if (auth_mode) {
+    VEIL_ASSIGN_OR_RETURN(ikm_s, Field(e, "ikmS"));
+    VEIL_ASSIGN_OR_RETURN(pk_sm, Field(e, "pkSm"));
+  }
+
+  // Key derivation.
+  hpke::KeyPair recipient = hpke::DeriveKeyPair(suite.kem, ikm_r);
+  bool keys_ok = Same(recipient.private_key.Expose(), sk_rm) && Same(recipient.public_key, pk_rm);
+  std::optional<hpke::KeyPair> sender_keys;
+  if (auth_mode) {
+    sender_keys = hpke::DeriveKeyPair(suite.kem, ikm_s);
+    keys_ok = keys_ok && Same(sender_keys->public_key, pk_sm);
+  }
+  if (e.contains("pkEm") && suite.kem == hpke::KemId::kX25519Sha256) {
+    VEIL_ASSIGN_OR_RETURN(Bytes pk_em, Field(e, "pkEm"));
+    keys_ok = keys_ok && Same(hpke::DeriveKeyPair(suite.kem, ikm_e).public_key, pk_em);
+  }
+  r.Expect(keys_ok, tag + ": DeriveKeyPair does not reproduce the keys");
+
+  hpke::SetupOptions so;
+  so.mode = mode;
+  so.info = info;
+  so.psk = psk;
+  so.psk_id = psk_id;
+  so.derandomize = ikm_e;
+  if (auth_mode) so.sender_private_key = &sender_keys->private_key;
+  auto sender = hpke::SetupSender(suite, pk_rm, so);
+  if (!sender.ok()) {
+    r.Fail(tag + ": SetupSender: " + sender.status().ToString());
+    return Status::Ok();
+  }
+  r.Expect(Same(sender->enc, enc_want), tag + ": enc differs");
+
+  hpke::SetupOptions ro = so;
+  ro.derandomize = {};
+  ro.sender_private_key = nullptr;
+  ro.sender_public_key = pk_sm;
+  const crypto::SecretBytes sk_r = crypto::SecretBytes::CopyFrom(sk_rm);
+  auto recipient_ctx = hpke::SetupRecipient(suite, enc_want, sk_r, ro);
+  if (!recipient_ctx.ok()) {
+    r.Fail(tag + ": SetupRecipient: " + recipient_ctx.status().ToString());
+    return Status::Ok();
+  }
+
+  int seq = 0;
+  for (const json& x : e.value("encryptions", json::array())) {
+    VEIL_ASSIGN_OR_RETURN(Bytes aad, Field(x, "aad"));
+    VEIL_ASSIGN_OR_RETURN(Bytes pt, Field(x, "pt"));
+    VEIL_ASSIGN_OR_RETURN(Bytes ct, Field(x, "ct"));
+    auto sealed = sender->context.Seal(aad, pt);
+    auto opened = recipient_ctx->Open(aad, ct);
+    const bool ok = sealed.ok() && Same(*sealed, ct) && opened.ok() && Same(opened->Expose(), pt);
+    r.Expect(ok, tag + ": encryption " + std::to_string(seq) + " differs");
+    ++seq;
+  }
+  for (const json& x : e.value("exports", json::array())) {
+    VEIL_ASSIGN_OR_RETURN(Bytes ctx, Field(x, "exporter_context"));
+    VEIL_ASSIGN_OR_RETURN(Bytes want, Field(x, "exported_value"));
+    const auto len = x.value("L", std::size_t{0});
+    auto a = sender->context.Export(ctx, len);
+    auto b = recipient_ctx->Export(ctx, len);
+    r.Expect(a.ok() && b.ok() && Same(a->Expose(), want) && Same(b->Expose(), want),
+             tag + ": export of length " + std::to_string(len) + " differs");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Report> RunHpkeVectors(const json& file) {
+  if (!file.is_array()) return InvalidArgument("not an RFC 9180 test-vectors.json (no array)");
+  Report r;
+  r.algorithm = "HPKE";
+  int index = 0;
+  for (const json& e : file) {
+    const auto kem = e.value("kem_id", 0), kdf = e.value("kdf_id", 0), aead = e.value("aead_id", 0);
+    auto suite =
+        hpke::SuiteFromIds(static_cast<std::uint16_t>(kem), static_cast<std::uint16_t>(kdf),
+                           static_cast<std::uint16_t>(aead));
+    const std::string tag = "entry " + std::to_string(index++) + " (mode " +
+                            std::to_string(e.value("mode", -1)) + ", kem " + std::to_string(kem) +
+                            ", kdf " + std::to_string(kdf) + ", aead " + std::to_string(aead) + ")";
+    if (!suite.ok()) {
+      ++r.skipped;
+      continue;
+    }
+    VEIL_RETURN_IF_ERROR(RunEntry(e, *suite, tag, r));
+  }
+  if (r.passed + r.failed == 0) return InvalidArgument("no entry of a supported HPKE suite");
+  return r;
+}
+
+}  // namespace veil::vectors
