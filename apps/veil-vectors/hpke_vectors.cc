@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "case_util.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/hpke.h"
 
@@ -12,49 +13,39 @@ namespace {
 using nlohmann::json;
 namespace hpke = crypto::hpke;
 
-Result<Bytes> Field(const json& j, const char* name) {
-  if (!j.contains(name) || !j[name].is_string()) {
-    return InvalidArgument(std::string("missing field ") + name);
-  }
-  return HexDecode(j[name].get<std::string>());
-}
-
-bool Same(ByteView a, ByteView b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
-}
-
 // One entry; returns an error only for a malformed entry.
 Status RunEntry(const json& e, const hpke::Suite& suite, const std::string& tag, Report& r) {
   const auto mode = static_cast<hpke::Mode>(e.value("mode", 0));
-  VEIL_ASSIGN_OR_RETURN(Bytes info, Field(e, "info"));
-  VEIL_ASSIGN_OR_RETURN(Bytes ikm_r, Field(e, "ikmR"));
-  VEIL_ASSIGN_OR_RETURN(Bytes ikm_e, Field(e, "ikmE"));
-  VEIL_ASSIGN_OR_RETURN(Bytes sk_rm, Field(e, "skRm"));
-  VEIL_ASSIGN_OR_RETURN(Bytes pk_rm, Field(e, "pkRm"));
-  VEIL_ASSIGN_OR_RETURN(Bytes enc_want, Field(e, "enc"));
+  VEIL_ASSIGN_OR_RETURN(Bytes info, HexField(e, "info"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ikm_r, HexField(e, "ikmR"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ikm_e, HexField(e, "ikmE"));
+  VEIL_ASSIGN_OR_RETURN(Bytes sk_rm, HexField(e, "skRm"));
+  VEIL_ASSIGN_OR_RETURN(Bytes pk_rm, HexField(e, "pkRm"));
+  VEIL_ASSIGN_OR_RETURN(Bytes enc_want, HexField(e, "enc"));
   Bytes psk, psk_id, ikm_s, pk_sm;
   const bool psk_mode = mode == hpke::Mode::kPsk || mode == hpke::Mode::kAuthPsk;
   const bool auth_mode = mode == hpke::Mode::kAuth || mode == hpke::Mode::kAuthPsk;
   if (psk_mode) {
-    VEIL_ASSIGN_OR_RETURN(psk, Field(e, "psk"));
-    VEIL_ASSIGN_OR_RETURN(psk_id, Field(e, "psk_id"));
+    VEIL_ASSIGN_OR_RETURN(psk, HexField(e, "psk"));
+    VEIL_ASSIGN_OR_RETURN(psk_id, HexField(e, "psk_id"));
   }
   if (auth_mode) {
-    VEIL_ASSIGN_OR_RETURN(ikm_s, Field(e, "ikmS"));
-    VEIL_ASSIGN_OR_RETURN(pk_sm, Field(e, "pkSm"));
+    VEIL_ASSIGN_OR_RETURN(ikm_s, HexField(e, "ikmS"));
+    VEIL_ASSIGN_OR_RETURN(pk_sm, HexField(e, "pkSm"));
   }
 
   // Key derivation.
   hpke::KeyPair recipient = hpke::DeriveKeyPair(suite.kem, ikm_r);
-  bool keys_ok = Same(recipient.private_key.Expose(), sk_rm) && Same(recipient.public_key, pk_rm);
+  bool keys_ok =
+      SameBytes(recipient.private_key.Expose(), sk_rm) && SameBytes(recipient.public_key, pk_rm);
   std::optional<hpke::KeyPair> sender_keys;
   if (auth_mode) {
     sender_keys = hpke::DeriveKeyPair(suite.kem, ikm_s);
-    keys_ok = keys_ok && Same(sender_keys->public_key, pk_sm);
+    keys_ok = keys_ok && SameBytes(sender_keys->public_key, pk_sm);
   }
   if (e.contains("pkEm") && suite.kem == hpke::KemId::kX25519Sha256) {
-    VEIL_ASSIGN_OR_RETURN(Bytes pk_em, Field(e, "pkEm"));
-    keys_ok = keys_ok && Same(hpke::DeriveKeyPair(suite.kem, ikm_e).public_key, pk_em);
+    VEIL_ASSIGN_OR_RETURN(Bytes pk_em, HexField(e, "pkEm"));
+    keys_ok = keys_ok && SameBytes(hpke::DeriveKeyPair(suite.kem, ikm_e).public_key, pk_em);
   }
   r.Expect(keys_ok, tag + ": DeriveKeyPair does not reproduce the keys");
 
@@ -70,7 +61,7 @@ Status RunEntry(const json& e, const hpke::Suite& suite, const std::string& tag,
     r.Fail(tag + ": SetupSender: " + sender.status().ToString());
     return Status::Ok();
   }
-  r.Expect(Same(sender->enc, enc_want), tag + ": enc differs");
+  r.Expect(SameBytes(sender->enc, enc_want), tag + ": enc differs");
 
   hpke::SetupOptions ro = so;
   ro.derandomize = {};
@@ -85,22 +76,23 @@ Status RunEntry(const json& e, const hpke::Suite& suite, const std::string& tag,
 
   int seq = 0;
   for (const json& x : e.value("encryptions", json::array())) {
-    VEIL_ASSIGN_OR_RETURN(Bytes aad, Field(x, "aad"));
-    VEIL_ASSIGN_OR_RETURN(Bytes pt, Field(x, "pt"));
-    VEIL_ASSIGN_OR_RETURN(Bytes ct, Field(x, "ct"));
+    VEIL_ASSIGN_OR_RETURN(Bytes aad, HexField(x, "aad"));
+    VEIL_ASSIGN_OR_RETURN(Bytes pt, HexField(x, "pt"));
+    VEIL_ASSIGN_OR_RETURN(Bytes ct, HexField(x, "ct"));
     auto sealed = sender->context.Seal(aad, pt);
     auto opened = recipient_ctx->Open(aad, ct);
-    const bool ok = sealed.ok() && Same(*sealed, ct) && opened.ok() && Same(opened->Expose(), pt);
+    const bool ok =
+        sealed.ok() && SameBytes(*sealed, ct) && opened.ok() && SameBytes(opened->Expose(), pt);
     r.Expect(ok, tag + ": encryption " + std::to_string(seq) + " differs");
     ++seq;
   }
   for (const json& x : e.value("exports", json::array())) {
-    VEIL_ASSIGN_OR_RETURN(Bytes ctx, Field(x, "exporter_context"));
-    VEIL_ASSIGN_OR_RETURN(Bytes want, Field(x, "exported_value"));
+    VEIL_ASSIGN_OR_RETURN(Bytes ctx, HexField(x, "exporter_context"));
+    VEIL_ASSIGN_OR_RETURN(Bytes want, HexField(x, "exported_value"));
     const auto len = x.value("L", std::size_t{0});
     auto a = sender->context.Export(ctx, len);
     auto b = recipient_ctx->Export(ctx, len);
-    r.Expect(a.ok() && b.ok() && Same(a->Expose(), want) && Same(b->Expose(), want),
+    r.Expect(a.ok() && b.ok() && SameBytes(a->Expose(), want) && SameBytes(b->Expose(), want),
              tag + ": export of length " + std::to_string(len) + " differs");
   }
   return Status::Ok();

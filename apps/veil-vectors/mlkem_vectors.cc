@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "case_util.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/mlkem768.h"
 
@@ -18,39 +19,15 @@ using nlohmann::json;
 
 constexpr const char* kParameterSet = "ML-KEM-768";
 
-// ACVP writes tcId as a string ("26"), Wycheproof as a number.
-std::string TcId(const json& t) {
-  if (!t.contains("tcId")) return "?";
-  const json& id = t["tcId"];
-  return id.is_string() ? id.get<std::string>() : id.dump();
-}
-
-Result<Bytes> Hex(const json& obj, const char* field) {
-  if (!obj.contains(field) || !obj[field].is_string()) {
-    return InvalidArgument(std::string("missing hex field ") + field);
-  }
-  return HexDecode(obj[field].get<std::string>());
-}
-
-bool Equal(ByteView a, ByteView b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
-}
-
 template <std::size_t N>
 Result<Secret<N>> SecretFromHex(const json& obj, const char* field) {
-  VEIL_ASSIGN_OR_RETURN(Bytes b, Hex(obj, field));
+  VEIL_ASSIGN_OR_RETURN(Bytes b, HexField(obj, field));
   if (b.size() != N) {
     return InvalidArgument(std::string(field) + " must be " + std::to_string(N) + " bytes");
   }
   return Secret<N>::CopyFrom(std::span<const std::uint8_t, N>(b.data(), N));
 }
 
-// What one case produced: ok = the operations succeeded and every output matched; otherwise why.
-struct Outcome {
-  bool ok;
-  std::string why;
-};
-Outcome Rejected(const Status& s) { return {false, "rejected: " + s.ToString()}; }
 Outcome Mismatch(const char* what, ByteView got) {
   return {false, std::string(what) + " mismatch: got " + HexEncode(got)};
 }
@@ -61,25 +38,25 @@ const Outcome kOk{true, ""};
 Result<Outcome> AcvpKeyGen(const json& t) {
   VEIL_ASSIGN_OR_RETURN(auto d, SecretFromHex<32>(t, "d"));
   VEIL_ASSIGN_OR_RETURN(auto z, SecretFromHex<32>(t, "z"));
-  VEIL_ASSIGN_OR_RETURN(Bytes ek, Hex(t, "ek"));
-  VEIL_ASSIGN_OR_RETURN(Bytes dk, Hex(t, "dk"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ek, HexField(t, "ek"));
+  VEIL_ASSIGN_OR_RETURN(Bytes dk, HexField(t, "dk"));
   auto kp = crypto::MlKem768KeyGenInternal(d, z);
-  if (!Equal(kp.ek.bytes(), ek)) return Mismatch("ek", kp.ek.bytes());
+  if (!SameBytes(kp.ek.bytes(), ek)) return Mismatch("ek", kp.ek.bytes());
   const crypto::SecretBytes got_dk = kp.dk.Encode();
-  if (!Equal(got_dk.Expose(), dk)) return Outcome{false, "dk mismatch"};
+  if (!SameBytes(got_dk.Expose(), dk)) return Outcome{false, "dk mismatch"};
   return kOk;
 }
 
 Result<Outcome> AcvpEncapsulation(const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes ek_bytes, Hex(t, "ek"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ek_bytes, HexField(t, "ek"));
   VEIL_ASSIGN_OR_RETURN(auto m, SecretFromHex<32>(t, "m"));
-  VEIL_ASSIGN_OR_RETURN(Bytes c, Hex(t, "c"));
-  VEIL_ASSIGN_OR_RETURN(Bytes k, Hex(t, "k"));
+  VEIL_ASSIGN_OR_RETURN(Bytes c, HexField(t, "c"));
+  VEIL_ASSIGN_OR_RETURN(Bytes k, HexField(t, "k"));
   auto ek = MlKem768EncapsulationKey::Decode(ek_bytes);
   if (!ek.ok()) return Rejected(ek.status());
   auto enc = crypto::MlKem768EncapsInternal(*ek, m);
-  if (!Equal(enc.ciphertext, c)) return Mismatch("c", enc.ciphertext);
-  if (!Equal(enc.shared_secret.Expose(), k)) return Mismatch("k", enc.shared_secret.Expose());
+  if (!SameBytes(enc.ciphertext, c)) return Mismatch("c", enc.ciphertext);
+  if (!SameBytes(enc.shared_secret.Expose(), k)) return Mismatch("k", enc.shared_secret.Expose());
   return kOk;
 }
 
@@ -89,7 +66,7 @@ Result<Outcome> DecapsCase(ByteView dk_bytes, ByteView c, ByteView k) {
   if (!dk.ok()) return Rejected(dk.status());
   auto got = crypto::MlKem768Decaps(*dk, c);
   if (!got.ok()) return Rejected(got.status());
-  if (!Equal(got->Expose(), k)) return Mismatch("k", got->Expose());
+  if (!SameBytes(got->Expose(), k)) return Mismatch("k", got->Expose());
   return kOk;
 }
 
@@ -126,7 +103,7 @@ Result<Report> RunAcvpMlKem(const json& file) {
     Bytes group_dk;
     if (function == "decapsulation") {
       if (g.contains("dk")) {
-        VEIL_ASSIGN_OR_RETURN(group_dk, Hex(g, "dk"));
+        VEIL_ASSIGN_OR_RETURN(group_dk, HexField(g, "dk"));
       }
     } else if (function != "keyGen" && function != "encapsulation" &&
                function != "encapsulationKeyCheck" && function != "decapsulationKeyCheck") {
@@ -139,11 +116,11 @@ Result<Report> RunAcvpMlKem(const json& file) {
       } else if (function == "encapsulation") {
         VEIL_ASSIGN_OR_RETURN(o, AcvpEncapsulation(t));
       } else if (function == "decapsulation") {
-        VEIL_ASSIGN_OR_RETURN(Bytes c, Hex(t, "c"));
-        VEIL_ASSIGN_OR_RETURN(Bytes k, Hex(t, "k"));
+        VEIL_ASSIGN_OR_RETURN(Bytes c, HexField(t, "c"));
+        VEIL_ASSIGN_OR_RETURN(Bytes k, HexField(t, "k"));
         Bytes dk = group_dk;  // the release of Aug 2024 gives dk per group; allow it per test
         if (t.contains("dk")) {
-          VEIL_ASSIGN_OR_RETURN(dk, Hex(t, "dk"));
+          VEIL_ASSIGN_OR_RETURN(dk, HexField(t, "dk"));
         }
         VEIL_ASSIGN_OR_RETURN(o, DecapsCase(dk, c, k));
       } else {
@@ -151,17 +128,17 @@ Result<Report> RunAcvpMlKem(const json& file) {
         VEIL_ASSIGN_OR_RETURN(bool want, TestPassed(t));
         bool got = false;
         if (function == "encapsulationKeyCheck") {
-          VEIL_ASSIGN_OR_RETURN(Bytes ek, Hex(t, "ek"));
+          VEIL_ASSIGN_OR_RETURN(Bytes ek, HexField(t, "ek"));
           got = MlKem768EncapsulationKey::Decode(ek).ok();
         } else {
-          VEIL_ASSIGN_OR_RETURN(Bytes dk, Hex(t, "dk"));
+          VEIL_ASSIGN_OR_RETURN(Bytes dk, HexField(t, "dk"));
           got = MlKem768DecapsulationKey::Decode(dk).ok();
         }
         o = got == want ? kOk
                         : Outcome{false, got ? "accepted an invalid key" : "rejected a valid key"};
       }
-      r.Expect(o.ok,
-               "tcId " + TcId(t) + " (" + function + ", " + t.value("reason", "") + "): " + o.why);
+      r.Expect(o.ok, "tcId " + CaseId(t) + " (" + function + ", " + t.value("reason", "") +
+                         "): " + o.why);
     }
   }
   if (groups_run == 0) return InvalidArgument("ACVP file has no ML-KEM-768 test group");
@@ -192,89 +169,71 @@ bool Has(const json& t, const char* field) {
 }
 
 Result<Outcome> WycheproofKeyGenSeed(const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes seed, Hex(t, "seed"));
+  VEIL_ASSIGN_OR_RETURN(Bytes seed, HexField(t, "seed"));
   if (seed.size() != crypto::kMlKem768SeedSize) return Outcome{false, "rejected: seed length"};
   auto dk = MlKem768DecapsulationKey::FromSeed(
       Secret<64>::CopyFrom(std::span<const std::uint8_t, 64>(seed.data(), 64)));
-  VEIL_ASSIGN_OR_RETURN(Bytes ek, Hex(t, "ek"));
-  VEIL_ASSIGN_OR_RETURN(Bytes dk_want, Hex(t, "dk"));
-  if (!Equal(dk.encapsulation_key().bytes(), ek)) {
+  VEIL_ASSIGN_OR_RETURN(Bytes ek, HexField(t, "ek"));
+  VEIL_ASSIGN_OR_RETURN(Bytes dk_want, HexField(t, "dk"));
+  if (!SameBytes(dk.encapsulation_key().bytes(), ek)) {
     return Mismatch("ek", dk.encapsulation_key().bytes());
   }
-  if (!Equal(dk.Encode().Expose(), dk_want)) return Outcome{false, "dk mismatch"};
+  if (!SameBytes(dk.Encode().Expose(), dk_want)) return Outcome{false, "dk mismatch"};
   return kOk;
 }
 
 Result<Outcome> WycheproofDecapsSeed(const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes seed, Hex(t, "seed"));
-  VEIL_ASSIGN_OR_RETURN(Bytes c, Hex(t, "c"));
+  VEIL_ASSIGN_OR_RETURN(Bytes seed, HexField(t, "seed"));
+  VEIL_ASSIGN_OR_RETURN(Bytes c, HexField(t, "c"));
   if (seed.size() != crypto::kMlKem768SeedSize) return Outcome{false, "rejected: seed length"};
   auto dk = MlKem768DecapsulationKey::FromSeed(
       Secret<64>::CopyFrom(std::span<const std::uint8_t, 64>(seed.data(), 64)));
   if (Has(t, "ek")) {
-    VEIL_ASSIGN_OR_RETURN(Bytes ek, Hex(t, "ek"));
-    if (!Equal(dk.encapsulation_key().bytes(), ek)) {
+    VEIL_ASSIGN_OR_RETURN(Bytes ek, HexField(t, "ek"));
+    if (!SameBytes(dk.encapsulation_key().bytes(), ek)) {
       return Mismatch("ek", dk.encapsulation_key().bytes());
     }
   }
   auto k = crypto::MlKem768Decaps(dk, c);
   if (!k.ok()) return Rejected(k.status());
-  VEIL_ASSIGN_OR_RETURN(Bytes k_want, Hex(t, "K"));
-  if (!Equal(k->Expose(), k_want)) return Mismatch("K", k->Expose());
+  VEIL_ASSIGN_OR_RETURN(Bytes k_want, HexField(t, "K"));
+  if (!SameBytes(k->Expose(), k_want)) return Mismatch("K", k->Expose());
   return kOk;
 }
 
 Result<Outcome> WycheproofEncaps(const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes ek_bytes, Hex(t, "ek"));
-  VEIL_ASSIGN_OR_RETURN(Bytes m, Hex(t, "m"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ek_bytes, HexField(t, "ek"));
+  VEIL_ASSIGN_OR_RETURN(Bytes m, HexField(t, "m"));
   auto ek = MlKem768EncapsulationKey::Decode(ek_bytes);
   if (!ek.ok()) return Rejected(ek.status());
   if (m.size() != 32) return Outcome{false, "rejected: m must be 32 bytes"};
   auto enc = crypto::MlKem768EncapsInternal(
       *ek, Secret<32>::CopyFrom(std::span<const std::uint8_t, 32>(m.data(), 32)));
-  VEIL_ASSIGN_OR_RETURN(Bytes c, Hex(t, "c"));
-  VEIL_ASSIGN_OR_RETURN(Bytes k, Hex(t, "K"));
-  if (!Equal(enc.ciphertext, c)) return Mismatch("c", enc.ciphertext);
-  if (!Equal(enc.shared_secret.Expose(), k)) return Mismatch("K", enc.shared_secret.Expose());
+  VEIL_ASSIGN_OR_RETURN(Bytes c, HexField(t, "c"));
+  VEIL_ASSIGN_OR_RETURN(Bytes k, HexField(t, "K"));
+  if (!SameBytes(enc.ciphertext, c)) return Mismatch("c", enc.ciphertext);
+  if (!SameBytes(enc.shared_secret.Expose(), k)) return Mismatch("K", enc.shared_secret.Expose());
   return kOk;
 }
 
 Result<Outcome> WycheproofDecapsExpanded(const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes dk_bytes, Hex(t, "dk"));
-  VEIL_ASSIGN_OR_RETURN(Bytes c, Hex(t, "c"));
+  VEIL_ASSIGN_OR_RETURN(Bytes dk_bytes, HexField(t, "dk"));
+  VEIL_ASSIGN_OR_RETURN(Bytes c, HexField(t, "c"));
   auto dk = MlKem768DecapsulationKey::Decode(dk_bytes);
   if (!dk.ok()) return Rejected(dk.status());
   if (Has(t, "ek")) {
-    VEIL_ASSIGN_OR_RETURN(Bytes ek, Hex(t, "ek"));
-    if (!Equal(dk->encapsulation_key().bytes(), ek)) {
+    VEIL_ASSIGN_OR_RETURN(Bytes ek, HexField(t, "ek"));
+    if (!SameBytes(dk->encapsulation_key().bytes(), ek)) {
       return Mismatch("ek", dk->encapsulation_key().bytes());
     }
   }
   auto k = crypto::MlKem768Decaps(*dk, c);
   if (!k.ok()) return Rejected(k.status());
   if (Has(t, "K")) {  // the validation-only schema gives no key for its valid case
-    VEIL_ASSIGN_OR_RETURN(Bytes k_want, Hex(t, "K"));
-    if (!Equal(k->Expose(), k_want)) return Mismatch("K", k->Expose());
+    VEIL_ASSIGN_OR_RETURN(Bytes k_want, HexField(t, "K"));
+    if (!SameBytes(k->Expose(), k_want)) return Mismatch("K", k->Expose());
   }
   return kOk;
-}
-
-// Wycheproof's verdict rules (wycheproof.h): valid must succeed, invalid must fail, acceptable may
-// do either; a wrong output is never forgiven.
-void Judge(Report& r, const json& t, const Outcome& o) {
-  const std::string result = t.value("result", "");
-  bool pass = false;
-  if (result == "valid") {
-    pass = o.ok;
-  } else if (result == "invalid") {
-    pass = !o.ok;
-  } else if (result == "acceptable") {
-    pass = o.ok || o.why.rfind("rejected", 0) == 0;
-  }
-  std::ostringstream s;
-  s << "tcId " << TcId(t) << " (" << result << ") " << t.value("comment", "") << ": "
-    << (o.ok ? "accepted" : o.why);
-  r.Expect(pass, s.str());
 }
 
 }  // namespace
@@ -315,7 +274,7 @@ Result<Report> RunWycheproofMlKem(const json& file) {
           break;
         }
       }
-      Judge(r, t, o);
+      JudgeWycheproof(r, t, o);
     }
   }
   return r;

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "case_util.h"
 #include "mldsa_vectors.h"
 #include "mlkem_vectors.h"
 #include "veil/base/encoding.h"
@@ -21,58 +22,13 @@ namespace {
 using crypto::AeadAlg;
 using nlohmann::json;
 
-// What one case produced: did the operation succeed, and did its output match the expectation.
-struct Outcome {
-  bool ok;
-  std::string why;  // for a report when the case is judged a failure
-};
-
-Result<Bytes> Hex(const json& t, const char* field) {
-  if (!t.contains(field) || !t[field].is_string()) {
-    return InvalidArgument(std::string("missing hex field ") + field);
-  }
-  return HexDecode(t[field].get<std::string>());
-}
-
-// Applies Wycheproof's verdict rules to one case.
-void Judge(Report& r, const json& t, const Outcome& o) {
-  const std::string result = t.value("result", "");
-  bool pass = false;
-  if (result == "valid") {
-    pass = o.ok;
-  } else if (result == "invalid") {
-    pass = !o.ok;
-  } else if (result == "acceptable") {
-    pass = o.ok || o.why.rfind("rejected", 0) == 0;
-  }
-  if (pass) {
-    ++r.passed;
-  } else {
-    ++r.failed;
-    std::ostringstream s;
-    s << "tcId " << t.value("tcId", -1) << " (" << result << ") " << t.value("comment", "") << ": "
-      << (o.ok ? "accepted" : o.why);
-    r.failures.push_back(s.str());
-  }
-}
-
-// An operation that fails cleanly is "rejected"; one that succeeds with the wrong output is a
-// mismatch, which no verdict forgives.
-Outcome Rejected(const Status& s) { return {false, "rejected: " + s.ToString()}; }
-Outcome Compare(ByteView got, ByteView want) {
-  if (got.size() == want.size() && std::equal(got.begin(), got.end(), want.begin())) {
-    return {true, ""};
-  }
-  return {false, "output mismatch: got " + HexEncode(got)};
-}
-
 Result<Outcome> AeadCase(const std::string& alg, const json& g, const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes key, Hex(t, "key"));
-  VEIL_ASSIGN_OR_RETURN(Bytes iv, Hex(t, "iv"));
-  VEIL_ASSIGN_OR_RETURN(Bytes aad, Hex(t, "aad"));
-  VEIL_ASSIGN_OR_RETURN(Bytes msg, Hex(t, "msg"));
-  VEIL_ASSIGN_OR_RETURN(Bytes ct, Hex(t, "ct"));
-  VEIL_ASSIGN_OR_RETURN(Bytes tag, Hex(t, "tag"));
+  VEIL_ASSIGN_OR_RETURN(Bytes key, HexField(t, "key"));
+  VEIL_ASSIGN_OR_RETURN(Bytes iv, HexField(t, "iv"));
+  VEIL_ASSIGN_OR_RETURN(Bytes aad, HexField(t, "aad"));
+  VEIL_ASSIGN_OR_RETURN(Bytes msg, HexField(t, "msg"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ct, HexField(t, "ct"));
+  VEIL_ASSIGN_OR_RETURN(Bytes tag, HexField(t, "tag"));
   if (g.value("tagSize", 128) != 128) return Outcome{false, "rejected: only 128-bit tags"};
   Bytes sealed_want = Concat({ct, tag});
   Bytes sealed(msg.size() + 16);
@@ -99,23 +55,25 @@ Result<Outcome> AeadCase(const std::string& alg, const json& g, const json& t) {
 }
 
 Result<Outcome> MacCase(const std::string& alg, const json& g, const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes key, Hex(t, "key"));
-  VEIL_ASSIGN_OR_RETURN(Bytes msg, Hex(t, "msg"));
-  VEIL_ASSIGN_OR_RETURN(Bytes tag, Hex(t, "tag"));
+  VEIL_ASSIGN_OR_RETURN(Bytes key, HexField(t, "key"));
+  VEIL_ASSIGN_OR_RETURN(Bytes msg, HexField(t, "msg"));
+  VEIL_ASSIGN_OR_RETURN(Bytes tag, HexField(t, "tag"));
   const crypto::HashAlg h = alg == "HMACSHA256"   ? crypto::HashAlg::kSha256
                             : alg == "HMACSHA384" ? crypto::HashAlg::kSha384
                                                   : crypto::HashAlg::kSha512;
   const std::size_t tag_bytes = static_cast<std::size_t>(g.value("tagSize", 0)) / 8;
   Bytes full = crypto::Hmac(h, key).Mac(msg);
   if (tag_bytes == 0 || tag_bytes > full.size()) return Outcome{false, "rejected: tag size"};
-  return Compare(ByteView(full).first(tag_bytes), tag);
+  // A MAC test is a verification: a different tag is a rejection, not a wrong output.
+  if (!SameBytes(ByteView(full).first(tag_bytes), tag)) return Rejected(VerificationFailed());
+  return Outcome{true, ""};
 }
 
 Result<Outcome> HkdfCase(const std::string& alg, const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes ikm, Hex(t, "ikm"));
-  VEIL_ASSIGN_OR_RETURN(Bytes salt, Hex(t, "salt"));
-  VEIL_ASSIGN_OR_RETURN(Bytes info, Hex(t, "info"));
-  VEIL_ASSIGN_OR_RETURN(Bytes okm, Hex(t, "okm"));
+  VEIL_ASSIGN_OR_RETURN(Bytes ikm, HexField(t, "ikm"));
+  VEIL_ASSIGN_OR_RETURN(Bytes salt, HexField(t, "salt"));
+  VEIL_ASSIGN_OR_RETURN(Bytes info, HexField(t, "info"));
+  VEIL_ASSIGN_OR_RETURN(Bytes okm, HexField(t, "okm"));
   const crypto::HashAlg h = alg == "HKDF-SHA-256"   ? crypto::HashAlg::kSha256
                             : alg == "HKDF-SHA-384" ? crypto::HashAlg::kSha384
                                                     : crypto::HashAlg::kSha512;
@@ -125,9 +83,9 @@ Result<Outcome> HkdfCase(const std::string& alg, const json& t) {
 }
 
 Result<Outcome> XdhCase(const json& t) {
-  VEIL_ASSIGN_OR_RETURN(Bytes pub, Hex(t, "public"));
-  VEIL_ASSIGN_OR_RETURN(Bytes priv, Hex(t, "private"));
-  VEIL_ASSIGN_OR_RETURN(Bytes shared, Hex(t, "shared"));
+  VEIL_ASSIGN_OR_RETURN(Bytes pub, HexField(t, "public"));
+  VEIL_ASSIGN_OR_RETURN(Bytes priv, HexField(t, "private"));
+  VEIL_ASSIGN_OR_RETURN(Bytes shared, HexField(t, "shared"));
   auto pk = crypto::X25519PublicKeyFromBytes(pub);
   if (!pk.ok()) return Rejected(pk.status());
   if (priv.size() != crypto::kX25519KeySize) return Outcome{false, "rejected: private key size"};
@@ -141,9 +99,9 @@ Result<Outcome> EddsaCase(const json& g, const json& t) {
   if (!g.contains("publicKey") || !g["publicKey"].contains("pk")) {
     return InvalidArgument("EDDSA group without publicKey.pk");
   }
-  VEIL_ASSIGN_OR_RETURN(Bytes pk, Hex(g["publicKey"], "pk"));
-  VEIL_ASSIGN_OR_RETURN(Bytes msg, Hex(t, "msg"));
-  VEIL_ASSIGN_OR_RETURN(Bytes sig, Hex(t, "sig"));
+  VEIL_ASSIGN_OR_RETURN(Bytes pk, HexField(g["publicKey"], "pk"));
+  VEIL_ASSIGN_OR_RETURN(Bytes msg, HexField(t, "msg"));
+  VEIL_ASSIGN_OR_RETURN(Bytes sig, HexField(t, "sig"));
   Status s = crypto::Ed25519Verify(pk, msg, sig);
   if (!s.ok()) return Rejected(s);
   return Outcome{true, ""};
@@ -197,7 +155,7 @@ Result<Report> RunWycheproof(const json& file) {
         return InvalidArgument("tcId " + std::to_string(t.value("tcId", -1)) + ": " +
                                o.status().message());
       }
-      Judge(r, t, *o);
+      JudgeWycheproof(r, t, *o);
     }
   }
   return r;

@@ -35,15 +35,17 @@ TEST(WycheproofRunner, RejectsUnsupportedAndMalformedFiles) {
   EXPECT_FALSE(RunWycheproof(bad).ok());
 }
 
-// A runner that passes everything would be worthless: a wrong expectation must count as failed.
+// A runner that passes everything would be worthless: a wrong output fails a "valid" case, and an
+// "invalid" case passes only when the operation rejects it (a wrong output is not a rejection).
 TEST(WycheproofRunner, WrongExpectationCountsAsFailure) {
   auto j = nlohmann::json::parse(
       R"({"algorithm":"HKDF-SHA-256","testGroups":[{"tests":[
           {"tcId":1,"ikm":"00","salt":"","info":"","size":4,"okm":"00000000","result":"valid"},
-          {"tcId":2,"ikm":"00","salt":"","info":"","size":4,"okm":"00000000","result":"invalid"}]}]})");
+          {"tcId":2,"ikm":"00","salt":"","info":"","size":4,"okm":"00000000","result":"invalid"},
+          {"tcId":3,"ikm":"00","salt":"","info":"","size":9000,"okm":"00","result":"invalid"}]}]})");
   auto r = RunWycheproof(j);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->failed, 1);
+  EXPECT_EQ(r->failed, 2);
   EXPECT_EQ(r->passed, 1);
 }
 
