@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "../../src/crypto/mlkem/keccak4x.h"
+#include "../../src/crypto/keccak4x.h"
 #include "../../src/crypto/mlkem/kem.h"
 #include "../../src/crypto/mlkem/ntt.h"
 #include "../../src/crypto/mlkem/packing.h"
@@ -395,12 +395,12 @@ TEST(MlKemAvx2, KeccakX4MatchesScalarPermutation) {
   if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
   std::mt19937_64 rng(8);
   for (int iter = 0; iter < 50; ++iter) {
-    mlkem::KeccakX4State x4;
+    KeccakX4State x4;
     std::array<KeccakState, 4> ref;
     for (std::size_t w = 0; w < 25; ++w) {
       for (std::size_t n = 0; n < 4; ++n) ref[n][w] = x4.s[w][n] = rng();
     }
-    mlkem::KeccakF1600X4Avx2(x4);
+    KeccakF1600X4Avx2(x4);
     for (auto& r : ref) KeccakF1600(r);
     for (std::size_t w = 0; w < 25; ++w) {
       for (std::size_t n = 0; n < 4; ++n) ASSERT_EQ(x4.s[w][n], ref[n][w]) << w << " " << n;
@@ -419,14 +419,14 @@ TEST(MlKemAvx2, ShakeX4MatchesScalarShake) {
         for (std::size_t i = 0; i < len; ++i) inputs[n][i] = static_cast<std::uint8_t>(i * 3 + n);
         in[n] = inputs[n].data();
       }
-      mlkem::KeccakX4State state;
-      mlkem::ShakeX4AbsorbOnceAvx2(state, rate, in, len);
+      KeccakX4State state;
+      ShakeX4AbsorbOnceAvx2(state, rate, in, len);
       std::array<Bytes, 4> got;
       for (auto& g : got) g.resize(3 * rate);
       for (std::size_t block = 0; block < 3; ++block) {
         std::array<std::uint8_t*, 4> out;
         for (std::size_t n = 0; n < 4; ++n) out[n] = got[n].data() + block * rate;
-        mlkem::ShakeX4SqueezeBlockAvx2(state, rate, out, rate);
+        ShakeX4SqueezeBlockAvx2(state, rate, out, rate);
       }
       for (std::size_t n = 0; n < 4; ++n) {
         const ByteView msg(inputs[n].data(), len);

@@ -273,17 +273,7 @@ namespace {
 bool g_portable_only = false;
 }  // namespace
 
-bool UseAvx2() {
-#if VEIL_MLDSA_HAVE_AVX2
-  static const bool kHasAvx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return kHasAvx2 && !g_portable_only;
-#else
-  return false;
-#endif
-}
+bool UseAvx2() { return CpuHasAvx2() && !g_portable_only; }
 
 void SetPortableOnlyForTesting(bool portable_only) { g_portable_only = portable_only; }
 

@@ -16,12 +16,12 @@
 #include "params.h"
 #include "reduce.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define VEIL_MLDSA_HAVE_AVX2 1
+#include "../cpu.h"
+
+#define VEIL_MLDSA_HAVE_AVX2 VEIL_HAVE_AVX2
+#if VEIL_HAVE_AVX2
 #include <immintrin.h>
-#define VEIL_MLDSA_AVX2 __attribute__((target("avx2")))
-#else
-#define VEIL_MLDSA_HAVE_AVX2 0
+#define VEIL_MLDSA_AVX2 VEIL_AVX2
 #endif
 
 namespace veil::crypto::mldsa {

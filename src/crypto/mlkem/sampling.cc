@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <array>
 
-#include "keccak4x.h"
+#include "../keccak4x.h"
 #include "simd.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/secret.h"

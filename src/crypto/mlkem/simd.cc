@@ -9,15 +9,7 @@ std::atomic<bool> g_portable_only{false};
 }  // namespace
 
 bool UseAvx2() {
-#if VEIL_MLKEM_HAVE_AVX2
-  static const bool kHasAvx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  return kHasAvx2 && !g_portable_only.load(std::memory_order_relaxed);
-#else
-  return false;
-#endif
+  return CpuHasAvx2() && !g_portable_only.load(std::memory_order_relaxed);
 }
 
 void SetPortableOnlyForTesting(bool portable_only) {

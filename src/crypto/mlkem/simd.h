@@ -2,7 +2,7 @@
 //
 // The library is built for baseline x86-64, so AVX2 code is compiled per function with the
 // target("avx2") attribute and chosen at run time from CPUID. Two things run faster with it: four
-// Keccak-f[1600] permutations at once (keccak4x.h), used by SampleNTT for four matrix entries and
+// Keccak-f[1600] permutations at once (../keccak4x.h), used by SampleNTT for four matrix entries and
 // by the PRF for four noise polynomials at a time; and the NTT, inverse NTT and base
 // multiplication, whose portable loops are compiled a second time for AVX2 (16 coefficients per
 // instruction instead of 8). Both paths compute exactly the same values; the tests compare them on
@@ -13,11 +13,11 @@
 // constant-time check, called before any other thread uses ML-KEM.
 #pragma once
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define VEIL_MLKEM_HAVE_AVX2 1
-#define VEIL_MLKEM_AVX2 __attribute__((target("avx2")))
-#else
-#define VEIL_MLKEM_HAVE_AVX2 0
+#include "../cpu.h"
+
+#define VEIL_MLKEM_HAVE_AVX2 VEIL_HAVE_AVX2
+#if VEIL_HAVE_AVX2
+#define VEIL_MLKEM_AVX2 VEIL_AVX2
 #endif
 
 namespace veil::crypto::mlkem {

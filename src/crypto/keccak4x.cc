@@ -7,13 +7,13 @@
 #include <cstring>
 #include <utility>
 
-#if VEIL_MLKEM_HAVE_AVX2
+#if VEIL_HAVE_AVX2
 #include <immintrin.h>
 #endif
 
-namespace veil::crypto::mlkem {
+namespace veil::crypto {
 
-#if VEIL_MLKEM_HAVE_AVX2
+#if VEIL_HAVE_AVX2
 namespace {
 
 constexpr std::array<std::uint64_t, 24> kRoundConstants = {
@@ -35,7 +35,7 @@ struct LanesX4 {
 };
 
 template <int kN>
-[[gnu::always_inline]] VEIL_MLKEM_AVX2 inline __m256i Rotl(__m256i x) {
+[[gnu::always_inline]] VEIL_AVX2 inline __m256i Rotl(__m256i x) {
   if constexpr (kN == 0) {
     return x;
   } else {
@@ -43,21 +43,21 @@ template <int kN>
   }
 }
 
-[[gnu::always_inline]] VEIL_MLKEM_AVX2 inline __m256i Xor(__m256i a, __m256i b) {
+[[gnu::always_inline]] VEIL_AVX2 inline __m256i Xor(__m256i a, __m256i b) {
   return _mm256_xor_si256(a, b);
 }
 
 // chi on one plane: e_x = b_x ^ (~b_(x+1) & b_(x+2)) (sec. 3.2.4).
-[[gnu::always_inline]] VEIL_MLKEM_AVX2 inline __m256i Chi(__m256i b0, __m256i b1, __m256i b2) {
+[[gnu::always_inline]] VEIL_AVX2 inline __m256i Chi(__m256i b0, __m256i b1, __m256i b2) {
   return Xor(b0, _mm256_andnot_si256(b1, b2));
 }
 
-[[gnu::always_inline]] VEIL_MLKEM_AVX2 inline __m256i LoadLane(const KeccakX4State& state,
+[[gnu::always_inline]] VEIL_AVX2 inline __m256i LoadLane(const KeccakX4State& state,
                                                                std::size_t w) {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(state.s[w].data()));
 }
 
-[[gnu::always_inline]] VEIL_MLKEM_AVX2 inline void StoreLane(KeccakX4State& state, std::size_t w,
+[[gnu::always_inline]] VEIL_AVX2 inline void StoreLane(KeccakX4State& state, std::size_t w,
                                                              __m256i v) {
   _mm256_store_si256(reinterpret_cast<__m256i*>(state.s[w].data()), v);
 }
@@ -66,7 +66,7 @@ template <int kN>
 // `c` holds theta's column parities of `a` on entry and those of `e` on exit. Plane by plane as in
 // keccak.cc: b[x] = ROT(A[x'][y'] ^ D[x'], r[x'][y']) with (x, y) = (y', 2x' + 3y') (rho and pi),
 // then chi along the plane, iota on lane (0, 0).
-[[gnu::always_inline]] VEIL_MLKEM_AVX2 inline void Round(const LanesX4& a, LanesX4& e, __m256i* c,
+[[gnu::always_inline]] VEIL_AVX2 inline void Round(const LanesX4& a, LanesX4& e, __m256i* c,
                                                          __m256i rc) {
   const __m256i d0 = Xor(c[4], Rotl<1>(c[1]));
   const __m256i d1 = Xor(c[0], Rotl<1>(c[2]));
@@ -162,7 +162,7 @@ template <int kN>
 
 }  // namespace
 
-VEIL_MLKEM_AVX2 void KeccakF1600X4Avx2(KeccakX4State& state) {
+VEIL_AVX2 void KeccakF1600X4Avx2(KeccakX4State& state) {
   LanesX4 a;
   a.ba = LoadLane(state, 0);
   a.be = LoadLane(state, 1);
@@ -253,4 +253,4 @@ void ShakeX4SqueezeBlockAvx2(KeccakX4State& state, std::size_t rate,
 }
 #endif
 
-}  // namespace veil::crypto::mlkem
+}  // namespace veil::crypto

@@ -1,12 +1,13 @@
-// Four Keccak-f[1600] permutations at once with AVX2, and the two SHAKE uses ML-KEM makes of them:
-// SHAKE128(rho || j || i) for SampleNTT and SHAKE256(s || b) for PRF_eta (FIPS 203 sec. 4.1).
+// Four Keccak-f[1600] permutations at once with AVX2, and four SHAKE instances on one-block inputs:
+// ML-KEM's SHAKE128(rho || j || i) for SampleNTT and SHAKE256(s || b) for PRF_eta (FIPS 203
+// sec. 4.1), ML-DSA's ExpandA, ExpandS and ExpandMask (FIPS 204 sec. 7.3).
 //
 // The four states are interleaved lane by lane (lane w of instance n at s[w][n]), so one 256-bit
 // register holds the same lane of all four, and each step of the permutation (FIPS 202 sec. 3.2)
-// is one vector instruction for four. Only the inputs ML-KEM absorbs are supported: each fits in
+// is one vector instruction for four. Only inputs shorter than one block are supported: each fits in
 // one block, so absorbing is writing the padded block into the state. Like the scalar Keccak, no
-// branch or address depends on the data. Available only where simd.h says AVX2 can be compiled;
-// call only when UseAvx2().
+// branch or address depends on the data. Available only where cpu.h says AVX2 can be compiled;
+// call only when CpuHasAvx2().
 //
 // Thread safety: functions on caller-owned values.
 #pragma once
@@ -16,15 +17,15 @@
 #include <cstdint>
 #include <span>
 
-#include "simd.h"
+#include "cpu.h"
 
-namespace veil::crypto::mlkem {
+namespace veil::crypto {
 
 struct alignas(32) KeccakX4State {
   std::array<std::array<std::uint64_t, 4>, 25> s;
 };
 
-#if VEIL_MLKEM_HAVE_AVX2
+#if VEIL_HAVE_AVX2
 // Keccak-f[1600] on each of the four states.
 void KeccakF1600X4Avx2(KeccakX4State& state);
 
@@ -39,4 +40,4 @@ void ShakeX4SqueezeBlockAvx2(KeccakX4State& state, std::size_t rate,
                              const std::array<std::uint8_t*, 4>& out, std::size_t len);
 #endif
 
-}  // namespace veil::crypto::mlkem
+}  // namespace veil::crypto
