@@ -1,17 +1,39 @@
-// X25519 over libsodium's crypto_scalarmult.
+// X25519 over libsodium's crypto_scalarmult; the fixed-base path through the Edwards form
+// (x25519.h).
 #include "veil/crypto/x25519.h"
 
 #include <sodium.h>
 
 #include "veil/base/consttime.h"
+#include "veil/crypto/fe25519.h"
 #include "veil/crypto/random.h"
 
 namespace veil::crypto {
 
-X25519PublicKey X25519PublicFromSecret(const X25519SecretKey& sk) {
+void X25519BaseMultiply(std::span<const std::uint8_t, 32> k, std::span<std::uint8_t, 32> u) {
   EnsureInitialized();
+  std::array<std::uint8_t, 32> edwards;  // libsodium also uses it as the clamped scalar's scratch
+  int rc = crypto_scalarmult_ed25519_base(edwards.data(), k.data());
+  // rc is -1 only when k is all zeros (libsodium refuses that input although the clamped scalar
+  // 2^254 is a valid one) or the product is the identity, which no clamped scalar gives (it is
+  // below the group order times 8 and not a multiple of it). So the verdict reveals only whether
+  // the key is all zeros, a fact of probability 2^-256; that case takes the ladder.
+  VEIL_DECLASSIFY(&rc, sizeof rc);
+  if (rc != 0) {
+    crypto_scalarmult_base(u.data(), k.data());
+    sodium_memzero(edwards.data(), edwards.size());
+    return;
+  }
+  const Fe25519 y = FeFromBytes(edwards);  // bit 255 (the sign of x) is ignored
+  const Fe25519 mont_u = FeMul(FeAdd(kFeOne, y), FeInvert(FeSub(kFeOne, y)));
+  const std::array<std::uint8_t, 32> bytes = FeToBytes(mont_u);
+  std::copy(bytes.begin(), bytes.end(), u.begin());
+  sodium_memzero(edwards.data(), edwards.size());
+}
+
+X25519PublicKey X25519PublicFromSecret(const X25519SecretKey& sk) {
   X25519PublicKey pk;
-  crypto_scalarmult_base(pk.data(), sk.Expose().data());
+  X25519BaseMultiply(sk.Expose(), pk);
   return pk;
 }
 

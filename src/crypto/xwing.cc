@@ -10,6 +10,7 @@
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/mlkem768.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/x25519.h"
 #include "xwing_hpke.h"
 
 namespace veil::crypto {
@@ -54,9 +55,9 @@ Result<XWingEncapsulation> EncapsulateWith(ByteView public_key, ByteView m,
                         MlKem768EncapsulationKey::Decode(public_key.first(kMlKemPk)));
   const std::span<const std::uint8_t, 32> pk_x = public_key.subspan(kMlKemPk).first<32>();
   XWingEncapsulation out;
-  // ct_X = X25519(ek_X, X25519_BASE): libsodium's fixed-base path gives the same value faster.
+  // ct_X = X25519(ek_X, X25519_BASE), by the fixed-base path (x25519.h).
   Secret<32> ct_x;
-  crypto_scalarmult_base(ct_x.ExposeMutable().data(), ek_x.data());
+  X25519BaseMultiply(ek_x, ct_x.ExposeMutable());
   const Secret<32> ss_x = RawX25519(ek_x, pk_x);
   MlKem768Encapsulation m_enc = MlKem768EncapsInternal(pk_m, Secret<32>::CopyFrom(m.first<32>()));
   std::memcpy(out.ciphertext.data(), m_enc.ciphertext.data(), kMlKemCt);
@@ -93,7 +94,7 @@ XWingDecapsulationKey XWingDecapsulationKey::FromSeed(const Secret<kXWingSeedSiz
                                              Secret<32>::CopyFrom(x.subspan<32, 32>()));
   e->sk_x = Secret<32>::CopyFrom(x.subspan<64, 32>());
   std::memcpy(e->pk.data(), m.ek.bytes().data(), kMlKemPk);
-  crypto_scalarmult_base(e->pk.data() + kMlKemPk, e->sk_x.Expose().data());
+  X25519BaseMultiply(e->sk_x.Expose(), std::span(e->pk).subspan<kMlKemPk, 32>());
   e->sk_m.emplace(std::move(m.dk));
   return XWingDecapsulationKey(std::move(e));
 }

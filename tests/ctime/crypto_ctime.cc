@@ -1,7 +1,8 @@
 // Constant-time checks for the crypto/ floor's own code and the wrappers around the libraries:
 // the GHASH arithmetic of the long-IV path, secret comparison, the text codecs of secrets, and the
 // library primitives called with secret keys (AES-GCM and ChaCha20-Poly1305 sealing, X25519,
-// Ed25519 signing, HMAC, HKDF) so that our glue adds no secret-dependent branch.
+// Ed25519 signing, HMAC, HKDF) so that our glue adds no secret-dependent branch; and our field
+// arithmetic mod 2^255 - 19 (fe25519.h) on secret operands.
 //
 // AEAD opening is not checked here: its one branch on a secret-derived value is the tag verdict,
 // taken inside OpenSSL and libsodium, where we cannot mark it public. The verdict is public by
@@ -11,6 +12,7 @@
 #include "veil/base/encoding.h"
 #include "veil/crypto/aead.h"
 #include "veil/crypto/ed25519.h"
+#include "veil/crypto/fe25519.h"
 #include "veil/crypto/kdf.h"
 #include "veil/crypto/mac.h"
 #include "veil/crypto/random.h"
@@ -67,12 +69,30 @@ VEIL_CTIME_CHECK(X25519AndEd25519WithSecretKeys) {
   Classify(a.secret_key.Expose().data(), 32);
   auto shared = X25519(a.secret_key, b.public_key);
   Declassify(&shared, sizeof shared);
+  // The fixed-base path: libsodium's Edwards table, then our field inversion and encoding.
+  X25519PublicKey pk = X25519PublicFromSecret(a.secret_key);
+  Declassify(pk.data(), pk.size());
 
   Secret<32> seed = RandomSecret<32>();
   Classify(seed.Expose().data(), 32);
   Ed25519SigningKey key = Ed25519SigningKey::FromSeed(seed);
   Ed25519Signature sig = key.Sign(AsBytes("message"));
   Declassify(sig.data(), sig.size());
+}
+
+VEIL_CTIME_CHECK(FieldArithmeticOnSecrets) {
+  std::array<std::uint8_t, 32> a_bytes, b_bytes;
+  RandomBytes(a_bytes);
+  RandomBytes(b_bytes);
+  Classify(a_bytes.data(), a_bytes.size());
+  Classify(b_bytes.data(), b_bytes.size());
+  const Fe25519 a = FeFromBytes(a_bytes), b = FeFromBytes(b_bytes);
+  const FeSqrtRatio s = FeSqrtRatioM1(a, b);
+  const Fe25519 t = FeMul(FeInvert(FeSub(a, b)), FeAbs(FeAdd(a, s.r)));
+  std::array<std::uint8_t, 32> out = FeToBytes(FeSelect(t, a, FeEqual(a, b) | FeIsZero(t)));
+  std::uint64_t was_square = s.was_square;
+  Declassify(out.data(), out.size());
+  Declassify(&was_square, sizeof was_square);
 }
 
 VEIL_CTIME_CHECK(HmacAndHkdfWithSecretKeys) {
