@@ -1,0 +1,312 @@
+// Scalar multiplication on ristretto255 (see ristretto.h for which are constant time):
+//   - variable base, constant time: signed radix-16 digits, a table of 1P..8P, 4 doublings and
+//     one table addition per digit, every table entry read for every digit;
+//   - fixed base, constant time: 32 tables of 1..8 times 256^i P in affine Niels form, two passes
+//     over the odd and even digits with 4 doublings between (64 additions, 4 doublings);
+//   - variable time: width-5 NAF for one point, a NAF-5 / NAF-8 pair for a A + b B, Straus
+//     (interleaved NAF-5) for small multi-scalar sums, Pippenger (signed buckets) for large ones.
+// docs/notes/ec.md gives the operation counts behind the choices.
+#include <algorithm>
+#include <vector>
+
+#include "edwards.h"
+#include "veil/base/status.h"
+#include "veil/ec/ristretto.h"
+
+namespace veil::ec {
+
+using crypto::Fe25519;
+using crypto::FeAdd;
+using crypto::FeMul;
+using crypto::FeSub;
+using internal::AffineNiels;
+using internal::Completed;
+using internal::Extended;
+using internal::Projective;
+using internal::ProjectiveNiels;
+
+struct FixedBaseTable::Impl {
+  // tables[i][k] = (k + 1) 256^i P.
+  std::array<std::array<AffineNiels, 8>, 32> tables;
+};
+
+namespace {
+
+// 16 Q, by four doublings through projective coordinates.
+Extended Times16(const Extended& q) {
+  Completed c = internal::Double(internal::ToProjective(q));
+  for (int k = 0; k < 3; ++k) c = internal::Double(internal::ToProjective(c));
+  return internal::ToExtended(c);
+}
+
+// The affine Niels forms of many points with one field inversion (Montgomery's trick).
+std::vector<AffineNiels> ToAffineNielsBatch(std::span<const Extended> points) {
+  const std::size_t n = points.size();
+  std::vector<Fe25519> prefix(n);
+  Fe25519 acc = crypto::kFeOne;
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix[i] = acc;
+    acc = FeMul(acc, points[i].z);
+  }
+  Fe25519 inv = crypto::FeInvert(acc);
+  std::vector<AffineNiels> out(n);
+  for (std::size_t i = n; i-- > 0;) {
+    const Fe25519 zinv = FeMul(inv, prefix[i]);
+    inv = FeMul(inv, points[i].z);
+    const Fe25519 x = FeMul(points[i].x, zinv);
+    const Fe25519 y = FeMul(points[i].y, zinv);
+    out[i] = {FeAdd(y, x), FeSub(y, x), FeMul(FeMul(x, y), internal::kD2)};
+  }
+  return out;
+}
+
+std::shared_ptr<const FixedBaseTable::Impl> BuildFixedBaseTable(const Extended& p) {
+  std::vector<Extended> multiples;
+  multiples.reserve(256);
+  Extended base = p;  // 256^i P
+  for (std::size_t i = 0; i < 32; ++i) {
+    Extended m = base;
+    for (std::size_t k = 0; k < 8; ++k) {
+      multiples.push_back(m);
+      m = internal::AddExt(m, base);
+    }
+    base = Times16(Times16(base));
+  }
+  const std::vector<AffineNiels> niels = ToAffineNielsBatch(multiples);
+  auto impl = std::make_shared<FixedBaseTable::Impl>();
+  for (std::size_t i = 0; i < 32; ++i) {
+    for (std::size_t k = 0; k < 8; ++k) impl->tables[i][k] = niels[8 * i + k];
+  }
+  return impl;
+}
+
+Extended FixedBaseMul(const FixedBaseTable::Impl& t, const Scalar& s) {
+  const std::array<std::int8_t, 64> d = s.ToRadix16();
+  // sum d_i 16^i P = sum over odd i (16 * d_i 256^((i-1)/2) P) + sum over even i d_i 256^(i/2) P.
+  Extended q = internal::kIdentity;
+  for (std::size_t i = 1; i < 64; i += 2) {
+    q = internal::ToExtended(internal::Add(
+        q, internal::LookupSigned(t.tables[i / 2], d[i], internal::kAffineNielsIdentity)));
+  }
+  q = Times16(q);
+  for (std::size_t i = 0; i < 64; i += 2) {
+    q = internal::ToExtended(internal::Add(
+        q, internal::LookupSigned(t.tables[i / 2], d[i], internal::kAffineNielsIdentity)));
+  }
+  return q;
+}
+
+const FixedBaseTable& BasepointTable() {
+  static const FixedBaseTable table(RistrettoPoint::Generator());
+  return table;
+}
+
+// Odd multiples P, 3P, ..., (2 kCount - 1) P.
+template <std::size_t kCount>
+std::array<ProjectiveNiels, kCount> OddMultiples(const Extended& p) {
+  std::array<ProjectiveNiels, kCount> t;
+  const Extended p2 = internal::DoubleExt(p);
+  Extended m = p;
+  t[0] = internal::ToNiels(m);
+  for (std::size_t i = 1; i < kCount; ++i) {
+    m = internal::AddExt(m, p2);
+    t[i] = internal::ToNiels(m);
+  }
+  return t;
+}
+
+// The basepoint's odd multiples B .. 127 B in affine form, for NAF-8.
+const std::vector<AffineNiels>& BasepointOddMultiples() {
+  static const std::vector<AffineNiels> table = [] {
+    std::vector<Extended> m(64);
+    const Extended b2 = internal::DoubleExt(internal::kBasepoint);
+    m[0] = internal::kBasepoint;
+    for (std::size_t i = 1; i < 64; ++i) m[i] = internal::AddExt(m[i - 1], b2);
+    return ToAffineNielsBatch(m);
+  }();
+  return table;
+}
+
+template <typename Niels>
+Completed AddDigit(const Completed& c, std::int8_t digit, const Niels* odd_multiples) {
+  const Extended e = internal::ToExtended(c);
+  if (digit > 0) return internal::Add(e, odd_multiples[digit / 2]);
+  return internal::Sub(e, odd_multiples[(-digit) / 2]);
+}
+
+// Straus: one doubling chain, each point's NAF-5 digits added from its own table.
+Extended StrausVartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  const std::size_t n = scalars.size();
+  std::vector<std::array<std::int8_t, 256>> nafs(n);
+  std::vector<std::array<ProjectiveNiels, 8>> tables(n);
+  int top = -1;
+  for (std::size_t j = 0; j < n; ++j) {
+    nafs[j] = scalars[j].ToNafVartime(5);
+    tables[j] = OddMultiples<8>(points[j].edwards());
+    for (int i = 255; i > top; --i) {
+      if (nafs[j][static_cast<std::size_t>(i)] != 0) {
+        top = i;
+        break;
+      }
+    }
+  }
+  Projective r{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne};
+  Completed c{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne, crypto::kFeOne};
+  for (int i = top; i >= 0; --i) {
+    c = internal::Double(r);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::int8_t d = nafs[j][static_cast<std::size_t>(i)];
+      if (d != 0) c = AddDigit(c, d, tables[j].data());
+    }
+    r = internal::ToProjective(c);
+  }
+  return top < 0 ? internal::kIdentity : internal::ToExtended(c);
+}
+
+// Signed radix-2^w digits (w <= 15) of a scalar: digits in [-2^(w-1), 2^(w-1)], count
+// ceil(256 / w) + 1 (the last absorbs the carry).
+std::vector<std::int32_t> SignedRadixDigits(const Scalar& s, unsigned w) {
+  const Scalar::Bytes b = s.ToBytes();
+  const std::size_t count = (256 + w - 1) / w + 1;
+  std::vector<std::int32_t> d(count);
+  const std::int32_t radix = 1 << w;
+  std::int32_t carry = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    // Bits [i w, i w + w) of the little-endian value.
+    std::uint32_t v = 0;
+    const std::size_t bit = i * w;
+    for (std::size_t k = 0; k < w; ++k) {
+      const std::size_t pos = bit + k;
+      if (pos < 256) v |= ((static_cast<std::uint32_t>(b[pos / 8]) >> (pos % 8)) & 1U) << k;
+    }
+    std::int32_t digit = static_cast<std::int32_t>(v) + carry;
+    carry = (digit + radix / 2) >> w;  // 1 when digit >= 2^(w-1)
+    digit -= carry * radix;
+    d[i] = digit;
+  }
+  return d;
+}
+
+// Pippenger: per window of w bits, points sorted into 2^(w-1) buckets by |digit| (negated for
+// negative digits), buckets summed with the running-sum trick, windows combined by doubling.
+Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
+  const std::size_t n = scalars.size();
+  const unsigned w = n < 500 ? 6 : n < 800 ? 7 : 8;
+  std::vector<std::vector<std::int32_t>> digits(n);
+  std::vector<Extended> pts(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    digits[j] = SignedRadixDigits(scalars[j], w);
+    pts[j] = points[j].edwards();
+  }
+  const std::vector<AffineNiels> niels = ToAffineNielsBatch(pts);
+  const std::size_t windows = digits.empty() ? 0 : digits[0].size();
+  const std::size_t bucket_count = std::size_t{1} << (w - 1);
+  std::vector<Extended> buckets(bucket_count);
+  std::vector<bool> used(bucket_count);
+  Extended total = internal::kIdentity;
+  for (std::size_t win = windows; win-- > 0;) {
+    for (std::size_t k = 0; k < w; ++k) total = internal::DoubleExt(total);
+    std::fill(used.begin(), used.end(), false);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::int32_t d = digits[j][win];
+      if (d == 0) continue;
+      const auto idx = static_cast<std::size_t>((d > 0 ? d : -d) - 1);
+      const AffineNiels& q = niels[j];
+      if (!used[idx]) {
+        // The first point into a bucket is written, not added to the identity. From the affine
+        // Niels form: 2x = (y+x) - (y-x), 2y = (y+x) + (y-x), and with Z = 4 the extended
+        // coordinates are (4x : 4y : 4 : 4xy) = (2(2x) : 2(2y) : 4 : (2x)(2y)).
+        const Fe25519 x2 = FeSub(q.y_plus_x, q.y_minus_x);
+        const Fe25519 y2 = crypto::FeReduce(FeAdd(q.y_plus_x, q.y_minus_x));
+        const Fe25519 four{{4, 0, 0, 0, 0}};
+        const Extended e{FeAdd(x2, x2), FeAdd(y2, y2), four, FeMul(x2, y2)};
+        buckets[idx] = d > 0 ? e : internal::NegExt(e);
+        used[idx] = true;
+      } else {
+        buckets[idx] = internal::ToExtended(d > 0 ? internal::Add(buckets[idx], q)
+                                                  : internal::Sub(buckets[idx], q));
+      }
+    }
+    // sum_k (k + 1) bucket_k = sum over k from the top of the running sum of buckets >= k.
+    Extended running = internal::kIdentity;
+    Extended window_sum = internal::kIdentity;
+    for (std::size_t k = bucket_count; k-- > 0;) {
+      if (used[k]) running = internal::AddExt(running, buckets[k]);
+      window_sum = internal::AddExt(window_sum, running);
+    }
+    total = internal::AddExt(total, window_sum);
+  }
+  return total;
+}
+
+}  // namespace
+
+FixedBaseTable::FixedBaseTable(const RistrettoPoint& p)
+    : point_(p), impl_(BuildFixedBaseTable(p.edwards())) {}
+
+RistrettoPoint FixedBaseTable::Mul(const Scalar& s) const {
+  return RistrettoPoint::FromEdwardsUnchecked(FixedBaseMul(*impl_, s));
+}
+
+RistrettoPoint BasepointMul(const Scalar& s) { return BasepointTable().Mul(s); }
+
+RistrettoPoint operator*(const Scalar& s, const RistrettoPoint& p) {
+  std::array<ProjectiveNiels, 8> table;
+  Extended m = p.edwards();
+  for (std::size_t k = 0; k < 8; ++k) {
+    table[k] = internal::ToNiels(m);
+    m = internal::AddExt(m, p.edwards());
+  }
+  const std::array<std::int8_t, 64> d = s.ToRadix16();
+  Extended q = internal::ToExtended(internal::Add(
+      internal::kIdentity, internal::LookupSigned(table, d[63], internal::kNielsIdentity)));
+  for (std::size_t i = 63; i-- > 0;) {
+    q = Times16(q);
+    q = internal::ToExtended(
+        internal::Add(q, internal::LookupSigned(table, d[i], internal::kNielsIdentity)));
+  }
+  return RistrettoPoint::FromEdwardsUnchecked(q);
+}
+
+RistrettoPoint RistrettoPoint::MulVartime(const Scalar& s) const {
+  const Scalar one_scalar[1] = {s};
+  const RistrettoPoint one_point[1] = {*this};
+  return RistrettoPoint::FromEdwardsUnchecked(StrausVartime(one_scalar, one_point));
+}
+
+RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoPoint& big_a,
+                                               const Scalar& b) {
+  const std::array<std::int8_t, 256> a_naf = a.ToNafVartime(5);
+  const std::array<std::int8_t, 256> b_naf = b.ToNafVartime(8);
+  const std::array<ProjectiveNiels, 8> a_table = OddMultiples<8>(big_a.edwards());
+  const std::vector<AffineNiels>& b_table = BasepointOddMultiples();
+  int i = 255;
+  while (i >= 0 && a_naf[static_cast<std::size_t>(i)] == 0 &&
+         b_naf[static_cast<std::size_t>(i)] == 0) {
+    --i;
+  }
+  if (i < 0) return RistrettoPoint();
+  Projective r{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne};
+  Completed c{};
+  for (; i >= 0; --i) {
+    c = internal::Double(r);
+    const std::int8_t da = a_naf[static_cast<std::size_t>(i)];
+    const std::int8_t db = b_naf[static_cast<std::size_t>(i)];
+    if (da != 0) c = AddDigit(c, da, a_table.data());
+    if (db != 0) c = AddDigit(c, db, b_table.data());
+    r = internal::ToProjective(c);
+  }
+  return RistrettoPoint::FromEdwardsUnchecked(internal::ToExtended(c));
+}
+
+RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
+                                     std::span<const RistrettoPoint> points) {
+  VEIL_CHECK_MSG(scalars.size() == points.size(), "MultiScalarMulVartime: spans differ in length");
+  if (scalars.empty()) return RistrettoPoint();
+  constexpr std::size_t kPippengerFrom = 190;
+  return RistrettoPoint::FromEdwardsUnchecked(scalars.size() < kPippengerFrom
+                                                  ? StrausVartime(scalars, points)
+                                                  : PippengerVartime(scalars, points));
+}
+
+}  // namespace veil::ec
