@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "veil/base/consttime.h"
 #include "veil/crypto/random.h"
 
 namespace veil::ec {
@@ -143,7 +144,9 @@ Result<Scalar> Scalar::FromCanonical(ByteView bytes) {
   if (bytes.size() != kSize) return InvalidArgument("scalar: must be 32 bytes");
   const Limbs v = Unpack(bytes.data());
   // The verdict on a secret key's canonicity is public: a non-canonical key is rejected outright.
-  if (LessThanL(v) == 0) return InvalidArgument("scalar: not reduced mod the group order");
+  std::uint64_t canonical = LessThanL(v);
+  VEIL_DECLASSIFY(&canonical, sizeof canonical);
+  if (canonical == 0) return InvalidArgument("scalar: not reduced mod the group order");
   return Scalar(v);
 }
 
