@@ -163,23 +163,23 @@ Extended StrausVartime(std::span<const Scalar> scalars, std::span<const Ristrett
   return top < 0 ? internal::kIdentity : internal::ToExtended(c);
 }
 
-// Signed radix-2^w digits (w <= 15) of a scalar: digits in [-2^(w-1), 2^(w-1)], count
-// ceil(256 / w) + 1 (the last absorbs the carry).
+// Signed radix-2^w digits (w <= 15) of a scalar (< 2^253): digits in [-2^(w-1), 2^(w-1)], count
+// ceil(253 / w) + 1 (the last absorbs the carry).
 std::vector<std::int32_t> SignedRadixDigits(const Scalar& s, unsigned w) {
   const Scalar::Bytes b = s.ToBytes();
-  const std::size_t count = (256 + w - 1) / w + 1;
+  std::array<std::uint64_t, 5> words{};
+  for (std::size_t i = 0; i < 32; ++i) words[i / 8] |= std::uint64_t{b[i]} << (8 * (i % 8));
+  const std::size_t count = (253 + w - 1) / w + 1;
   std::vector<std::int32_t> d(count);
   const std::int32_t radix = 1 << w;
+  const std::uint64_t mask = (std::uint64_t{1} << w) - 1;
   std::int32_t carry = 0;
   for (std::size_t i = 0; i < count; ++i) {
-    // Bits [i w, i w + w) of the little-endian value.
-    std::uint32_t v = 0;
     const std::size_t bit = i * w;
-    for (std::size_t k = 0; k < w; ++k) {
-      const std::size_t pos = bit + k;
-      if (pos < 256) v |= ((static_cast<std::uint32_t>(b[pos / 8]) >> (pos % 8)) & 1U) << k;
-    }
-    std::int32_t digit = static_cast<std::int32_t>(v) + carry;
+    const std::size_t idx = bit / 64, off = bit % 64;
+    std::uint64_t v = idx < 4 ? words[idx] >> off : 0;
+    if (off + w > 64 && idx + 1 < 4) v |= words[idx + 1] << (64 - off);
+    std::int32_t digit = static_cast<std::int32_t>(v & mask) + carry;
     carry = (digit + radix / 2) >> w;  // 1 when digit >= 2^(w-1)
     digit -= carry * radix;
     d[i] = digit;
@@ -191,7 +191,9 @@ std::vector<std::int32_t> SignedRadixDigits(const Scalar& s, unsigned w) {
 // negative digits), buckets summed with the running-sum trick, windows combined by doubling.
 Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const std::size_t n = scalars.size();
-  const unsigned w = n < 500 ? 6 : n < 800 ? 7 : 8;
+  // Window width by the cost model of docs/notes/ec.md: windows * (7 n + 18 * 2^(w-1)) field
+  // multiplications, minimised.
+  const unsigned w = n < 300 ? 6 : n < 800 ? 7 : 8;
   std::vector<std::vector<std::int32_t>> digits(n);
   std::vector<Extended> pts(n);
   for (std::size_t j = 0; j < n; ++j) {
@@ -303,7 +305,7 @@ RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
                                      std::span<const RistrettoPoint> points) {
   VEIL_CHECK_MSG(scalars.size() == points.size(), "MultiScalarMulVartime: spans differ in length");
   if (scalars.empty()) return RistrettoPoint();
-  constexpr std::size_t kPippengerFrom = 190;
+  constexpr std::size_t kPippengerFrom = 96;  // where Pippenger's cost drops below Straus's
   return RistrettoPoint::FromEdwardsUnchecked(scalars.size() < kPippengerFrom
                                                   ? StrausVartime(scalars, points)
                                                   : PippengerVartime(scalars, points));
