@@ -36,7 +36,7 @@ inline U128 M(std::uint64_t a, std::uint64_t b) { return static_cast<U128>(a) * 
 // Carries a 5-limb product accumulator down to limbs < 2^51 + 2^13 (the top carry folds into limb
 // 0 times 19, since 2^255 = 19 mod p). Each c_i < 2^115 and c4 < 2^111, as products of loose limbs
 // are (docs/notes/field25519.md).
-inline Fe25519 CarryWide(U128 c0, U128 c1, U128 c2, U128 c3, U128 c4) {
+[[gnu::always_inline]] inline Fe25519 CarryWide(U128 c0, U128 c1, U128 c2, U128 c3, U128 c4) {
   Fe25519 r;
   c1 += static_cast<std::uint64_t>(c0 >> 51);
   r.v[0] = static_cast<std::uint64_t>(c0) & kMask51;
@@ -59,7 +59,7 @@ inline constexpr Fe25519 kFeZero{{0, 0, 0, 0, 0}};
 inline constexpr Fe25519 kFeOne{{1, 0, 0, 0, 0}};
 
 // Carries every limb to < 2^51 + 2^18 (the value is unchanged mod p).
-inline Fe25519 FeReduce(const Fe25519& a) {
+[[gnu::always_inline]] inline Fe25519 FeReduce(const Fe25519& a) {
   using fe25519_detail::kMask51;
   Fe25519 r;
   const std::uint64_t c0 = a.v[0] >> 51, c1 = a.v[1] >> 51, c2 = a.v[2] >> 51, c3 = a.v[3] >> 51,
@@ -72,12 +72,12 @@ inline Fe25519 FeReduce(const Fe25519& a) {
   return r;
 }
 
-inline Fe25519 FeAdd(const Fe25519& a, const Fe25519& b) {
+[[gnu::always_inline]] inline Fe25519 FeAdd(const Fe25519& a, const Fe25519& b) {
   return {{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3], a.v[4] + b.v[4]}};
 }
 
 // a - b for loose a and b: adds 16p (limbs 2^55 - 304, 2^55 - 16, ...) so no limb goes negative.
-inline Fe25519 FeSub(const Fe25519& a, const Fe25519& b) {
+[[gnu::always_inline]] inline Fe25519 FeSub(const Fe25519& a, const Fe25519& b) {
   constexpr std::uint64_t k16P0 = 36028797018963664ULL;  // 16 * (2^51 - 19)
   constexpr std::uint64_t k16Pi = 36028797018963952ULL;  // 16 * (2^51 - 1)
   return FeReduce({{a.v[0] + k16P0 - b.v[0], a.v[1] + k16Pi - b.v[1], a.v[2] + k16Pi - b.v[2],
@@ -86,7 +86,7 @@ inline Fe25519 FeSub(const Fe25519& a, const Fe25519& b) {
 
 inline Fe25519 FeNeg(const Fe25519& a) { return FeSub(kFeZero, a); }
 
-inline Fe25519 FeMul(const Fe25519& a, const Fe25519& b) {
+[[gnu::always_inline]] inline Fe25519 FeMul(const Fe25519& a, const Fe25519& b) {
   using fe25519_detail::M;
   const std::uint64_t b1 = b.v[1] * 19, b2 = b.v[2] * 19, b3 = b.v[3] * 19, b4 = b.v[4] * 19;
   const auto c0 = M(a.v[0], b.v[0]) + M(a.v[4], b1) + M(a.v[3], b2) + M(a.v[2], b3) + M(a.v[1], b4);
@@ -101,7 +101,7 @@ inline Fe25519 FeMul(const Fe25519& a, const Fe25519& b) {
   return fe25519_detail::CarryWide(c0, c1, c2, c3, c4);
 }
 
-inline Fe25519 FeSquare(const Fe25519& a) {
+[[gnu::always_inline]] inline Fe25519 FeSquare(const Fe25519& a) {
   using fe25519_detail::M;
   const std::uint64_t a0_2 = a.v[0] * 2, a1_2 = a.v[1] * 2, a3_19 = a.v[3] * 19,
                       a4_19 = a.v[4] * 19;
