@@ -260,13 +260,18 @@ RistrettoPoint operator*(const Scalar& s, const RistrettoPoint& p) {
     m = internal::AddExt(m, p.edwards());
   }
   const std::array<std::int8_t, 64> d = s.ToRadix16();
-  Extended q = internal::ToExtended(internal::Add(
-      internal::kIdentity, internal::LookupSigned(table, d[63], internal::kNielsIdentity)));
+  // After each table addition only X, Y, Z are needed (the next step doubles), so the completed
+  // point goes to projective coordinates (3M); the fourth doubling goes to extended (4M), which
+  // the addition needs.
+  Completed c = internal::Add(internal::kIdentity,
+                              internal::LookupSigned(table, d[63], internal::kNielsIdentity));
   for (std::size_t i = 63; i-- > 0;) {
-    q = Times16(q);
-    q = internal::ToExtended(
-        internal::Add(q, internal::LookupSigned(table, d[i], internal::kNielsIdentity)));
+    c = internal::Double(internal::ToProjective(c));
+    for (int k = 0; k < 3; ++k) c = internal::Double(internal::ToProjective(c));
+    c = internal::Add(internal::ToExtended(c),
+                      internal::LookupSigned(table, d[i], internal::kNielsIdentity));
   }
+  const Extended q = internal::ToExtended(c);
   return RistrettoPoint::FromEdwardsUnchecked(q);
 }
 
