@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../../src/crypto/keccak4x.h"
+#include "../../src/crypto/mlkem/avx2.h"
 #include "../../src/crypto/mlkem/kem.h"
 #include "../../src/crypto/mlkem/ntt.h"
 #include "../../src/crypto/mlkem/packing.h"
@@ -465,13 +466,305 @@ TEST(MlKemAvx2, NttInverseAndBaseMultiplicationMatchPortable) {
   }
 }
 
+#if VEIL_MLKEM_HAVE_AVX2
+// Every hand-vectorised routine of avx2.h against its portable twin (the same function with the
+// portable path forced), on random inputs over the whole domain the routine accepts and on its
+// extreme values. Where the portable code wraps in 16 bits (the NTT butterflies, additions) the
+// domain is every int16.
+
+// Runs `body` with the portable code forced.
+template <class F>
+void Portably(F body) {
+  mlkem::SetPortableOnlyForTesting(true);
+  body();
+  mlkem::SetPortableOnlyForTesting(false);
+}
+
+Poly ConstantPoly(std::int16_t x) {
+  Poly p;
+  p.c.fill(x);
+  return p;
+}
+
+// Random polynomials in [lo, hi] followed by the extreme ones: constant lo, constant hi,
+// alternating lo/hi, and 0.
+std::vector<Poly> PolysIn(std::mt19937_64& rng, std::int16_t lo, std::int16_t hi, int count) {
+  std::vector<Poly> out;
+  for (int i = 0; i < count; ++i) out.push_back(RandomPoly(rng, lo, hi));
+  out.push_back(ConstantPoly(lo));
+  out.push_back(ConstantPoly(hi));
+  Poly alternating;
+  for (std::size_t i = 0; i < kN; ++i) alternating.c[i] = i % 2 == 0 ? lo : hi;
+  out.push_back(alternating);
+  out.push_back(ConstantPoly(0));
+  return out;
+}
+
+template <std::size_t N>
+std::vector<std::array<std::uint8_t, N>> ByteStrings(std::mt19937_64& rng, int count) {
+  std::vector<std::array<std::uint8_t, N>> out(static_cast<std::size_t>(count) + 2);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(count); ++i) {
+    for (auto& b : out[i]) b = static_cast<std::uint8_t>(rng());
+  }
+  out[out.size() - 2].fill(0x00);
+  out[out.size() - 1].fill(0xFF);
+  return out;
+}
+
+constexpr std::int16_t kInt16Min = -32768;
+constexpr std::int16_t kInt16Max = 32767;
+
+TEST(MlKemAvx2, NttAndInverseMatchPortableOnEveryInt16) {
+  if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937_64 rng(11);
+  auto inputs = PolysIn(rng, kInt16Min, kInt16Max, 500);
+  const auto in_range = PolysIn(rng, -(kQ - 1), kQ - 1, 500);
+  inputs.insert(inputs.end(), in_range.begin(), in_range.end());
+  for (const Poly& f : inputs) {
+    Poly a = f;
+    Poly b = f;
+    mlkem::avx2::Ntt(a);
+    mlkem::NttPortable(b);
+    ASSERT_EQ(a.c, b.c);
+    a = f;
+    b = f;
+    mlkem::avx2::InvNttToMont(a);
+    mlkem::InvNttToMontPortable(b);
+    ASSERT_EQ(a.c, b.c);
+  }
+}
+
+TEST(MlKemAvx2, BaseMultiplicationAndCacheMatchPortable) {
+  if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937_64 rng(12);
+  // The cache of any int16 polynomial.
+  for (const Poly& g : PolysIn(rng, kInt16Min, kInt16Max, 300)) {
+    mlkem::PolyMulCache want;
+    Portably([&] { mlkem::PolyMulCacheCompute(want, g); });
+    mlkem::PolyMulCache got;
+    mlkem::avx2::PolyMulCacheCompute(got, g);
+    ASSERT_EQ(got.g0, want.g0);
+    ASSERT_EQ(got.g1, want.g1);
+  }
+  // Products within the documented ranges (|f| < q, |g| <= q/2), one to four terms.
+  const auto lefts = PolysIn(rng, -(kQ - 1), kQ - 1, 200);
+  const auto rights = PolysIn(rng, -(kQ / 2), kQ / 2, 200);
+  for (std::size_t iter = 0; iter < lefts.size(); ++iter) {
+    const std::size_t count = 1 + iter % 4;
+    std::array<Poly, 4> f;
+    std::array<mlkem::PolyMulCache, 4> cache;
+    for (std::size_t k = 0; k < count; ++k) {
+      f[k] = lefts[(iter + k) % lefts.size()];
+      mlkem::PolyMulCacheCompute(cache[k], rights[(iter + 3 * k) % rights.size()]);
+    }
+    Poly want;
+    Poly got;
+    mlkem::BaseMulAccumulatePortable(want, f.data(), cache.data(), count);
+    mlkem::avx2::BaseMulAccumulate(got, f.data(), cache.data(), count);
+    ASSERT_EQ(got.c, want.c) << iter;
+  }
+}
+
+TEST(MlKemAvx2, CoefficientwiseOperationsMatchPortable) {
+  if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937_64 rng(13);
+  const auto inputs = PolysIn(rng, kInt16Min, kInt16Max, 300);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Poly& a = inputs[i];
+    const Poly& b = inputs[(7 * i + 3) % inputs.size()];
+    Poly want;
+    Poly got;
+    Portably([&] { mlkem::PolyAdd(want, a, b); });
+    mlkem::avx2::PolyAdd(got, a, b);
+    ASSERT_EQ(got.c, want.c);
+    Portably([&] { mlkem::PolySub(want, a, b); });
+    mlkem::avx2::PolySub(got, a, b);
+    ASSERT_EQ(got.c, want.c);
+    want = a;
+    got = a;
+    Portably([&] { mlkem::PolyReduce(want); });
+    mlkem::avx2::PolyReduce(got);
+    ASSERT_EQ(got.c, want.c);
+    want = a;
+    got = a;
+    Portably([&] { mlkem::PolyToMont(want); });
+    mlkem::avx2::PolyToMont(got);
+    ASSERT_EQ(got.c, want.c);
+  }
+}
+
+// Every value in (-q, q), spread over polynomials, then random ones and the extremes.
+std::vector<Poly> CentredInputs(std::mt19937_64& rng) {
+  std::vector<Poly> out;
+  Poly p{};
+  std::size_t n = 0;
+  for (int x = -(kQ - 1); x <= kQ - 1; ++x) {
+    p.c[n++] = static_cast<std::int16_t>(x);
+    if (n == kN) {
+      out.push_back(p);
+      n = 0;
+    }
+  }
+  out.push_back(p);
+  const auto more = PolysIn(rng, -(kQ - 1), kQ - 1, 200);
+  out.insert(out.end(), more.begin(), more.end());
+  return out;
+}
+
+TEST(MlKemAvx2, EncodingsMatchPortable) {
+  if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937_64 rng(14);
+  for (const Poly& a : CentredInputs(rng)) {
+    std::array<std::uint8_t, mlkem::kPolyBytes> b12_want;
+    std::array<std::uint8_t, mlkem::kPolyBytes> b12_got;
+    Portably([&] { mlkem::PolyToBytes(b12_want, a); });
+    mlkem::avx2::PolyToBytes(b12_got, a);
+    ASSERT_EQ(b12_got, b12_want);
+    std::array<std::uint8_t, 320> b10_want;
+    std::array<std::uint8_t, 320> b10_got;
+    Portably([&] { mlkem::PolyCompress<10>(b10_want, a); });
+    mlkem::avx2::PolyCompress10(b10_got, a);
+    ASSERT_EQ(b10_got, b10_want);
+    std::array<std::uint8_t, 128> b4_want;
+    std::array<std::uint8_t, 128> b4_got;
+    Portably([&] { mlkem::PolyCompress<4>(b4_want, a); });
+    mlkem::avx2::PolyCompress4(b4_got, a);
+    ASSERT_EQ(b4_got, b4_want);
+    std::array<std::uint8_t, 32> m_want;
+    std::array<std::uint8_t, 32> m_got;
+    Portably([&] { mlkem::PolyToMessage(m_want, a); });
+    mlkem::avx2::PolyToMessage(m_got, a);
+    ASSERT_EQ(m_got, m_want);
+  }
+  // Decoders on arbitrary bytes (12-bit values up to 4095, every 10- and 4-bit value).
+  for (const auto& bytes : ByteStrings<mlkem::kPolyBytes>(rng, 300)) {
+    Poly want;
+    Poly got;
+    Portably([&] { mlkem::PolyFromBytes(want, bytes); });
+    mlkem::avx2::PolyFromBytes(got, bytes);
+    ASSERT_EQ(got.c, want.c);
+    bool canonical = false;
+    Portably([&] { canonical = mlkem::PolyBytesAreCanonical(bytes); });
+    ASSERT_EQ(mlkem::avx2::PolyBytesAreCanonical(bytes), canonical);
+    Portably([&] { mlkem::PolyDecompress<10>(want, std::span(bytes).first<320>()); });
+    mlkem::avx2::PolyDecompress10(got, std::span(bytes).first<320>());
+    ASSERT_EQ(got.c, want.c);
+    Portably([&] { mlkem::PolyDecompress<4>(want, std::span(bytes).first<128>()); });
+    mlkem::avx2::PolyDecompress4(got, std::span(bytes).first<128>());
+    ASSERT_EQ(got.c, want.c);
+    Portably([&] { mlkem::PolyFromMessage(want, std::span(bytes).first<32>()); });
+    mlkem::avx2::PolyFromMessage(got, std::span(bytes).first<32>());
+    ASSERT_EQ(got.c, want.c);
+  }
+  // The modulus check flags a single value >= q at every position, and accepts q - 1 everywhere.
+  std::array<std::uint16_t, kN> f;
+  std::array<std::uint8_t, mlkem::kPolyBytes> bytes;
+  for (std::size_t pos = 0; pos < kN; ++pos) {
+    f.fill(kQ - 1);
+    f[pos] = kQ;
+    mlkem::ByteEncode<12>(bytes, f);
+    ASSERT_FALSE(mlkem::avx2::PolyBytesAreCanonical(bytes)) << pos;
+  }
+  f.fill(kQ - 1);
+  mlkem::ByteEncode<12>(bytes, f);
+  EXPECT_TRUE(mlkem::avx2::PolyBytesAreCanonical(bytes));
+}
+
+TEST(MlKemAvx2, Cbd2AndRejectionSamplingMatchPortable) {
+  if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937_64 rng(15);
+  for (const auto& bytes : ByteStrings<128>(rng, 300)) {
+    Poly want;
+    Poly got;
+    Portably([&] { mlkem::SamplePolyCbd2(want, bytes); });
+    mlkem::avx2::SamplePolyCbd2(got, bytes);
+    ASSERT_EQ(got.c, want.c);
+  }
+  // Buffers of every length the sampler sees and others, random or biased (each byte below 0x0D
+  // or above 0xF0, so that most or few candidates pass), starting from every fill level.
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::size_t len = 3 * (static_cast<std::size_t>(iter) % 3 == 0 ? 56 : rng() % 200);
+    std::vector<std::uint8_t> buf(len);
+    const int bias = iter % 5;
+    for (auto& b : buf) {
+      const auto r = static_cast<std::uint8_t>(rng());
+      b = bias == 1 ? static_cast<std::uint8_t>(r % 0x0D) : bias == 2 ? (r | 0xF0) : r;
+    }
+    const std::size_t ctr = iter % 7 == 0 ? 0 : rng() % (kN + 1);
+    Poly want = RandomPoly(rng, 0, kQ - 1);
+    Poly got = want;
+    const std::size_t want_ctr = mlkem::RejectionSamplePortable(want, ctr, buf);
+    const std::size_t got_ctr = mlkem::avx2::RejectionSample(got, ctr, buf);
+    ASSERT_EQ(got_ctr, want_ctr) << iter;
+    // Both leave a[ctr_out..] unspecified; the accepted prefix must agree.
+    for (std::size_t i = 0; i < got_ctr; ++i) ASSERT_EQ(got.c[i], want.c[i]) << iter << " " << i;
+  }
+}
+
+TEST(MlKemAvx2, SampleManyWithExtraShakeMatchesOneByOne) {
+  if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937_64 rng(16);
+  std::array<std::uint8_t, 32> rho;
+  std::array<std::uint8_t, 32> s;
+  for (int iter = 0; iter < 120; ++iter) {
+    for (auto& x : rho) x = static_cast<std::uint8_t>(rng());
+    for (auto& x : s) x = static_cast<std::uint8_t>(rng());
+    const std::size_t matrix_count = static_cast<std::size_t>(iter) % 10;
+    const std::size_t noise_count = static_cast<std::size_t>(iter / 10) % 8;
+    const bool with_extra = iter % 3 != 0;
+    // The extra input as two parts, lengths around the SHAKE256 rate of 136 and decapsulation's
+    // 32 + 1088.
+    const std::array<std::size_t, 8> lengths = {0, 1, 103, 135, 136, 137, 272, 1120};
+    Bytes extra_in(lengths[static_cast<std::size_t>(iter) % lengths.size()]);
+    for (auto& x : extra_in) x = static_cast<std::uint8_t>(rng());
+    const std::size_t split = extra_in.empty() ? 0 : rng() % extra_in.size();
+    const auto first = static_cast<std::uint8_t>(rng());
+
+    std::array<std::array<Poly, 9>, 2> matrix;
+    std::array<std::array<Poly, 7>, 2> noise;
+    std::array<std::array<std::uint8_t, 32>, 2> extra_out;
+    for (const bool portable : {true, false}) {
+      std::array<mlkem::SampleNttJob, 9> jobs;
+      for (std::size_t n = 0; n < matrix_count; ++n) {
+        jobs[n] = {&matrix[portable][n], static_cast<std::uint8_t>(n % 3),
+                   static_cast<std::uint8_t>(n / 3)};
+      }
+      std::array<Poly*, 7> ptrs;
+      for (std::size_t n = 0; n < 7; ++n) ptrs[n] = &noise[portable][n];
+      const mlkem::Shake256Job job{
+          {ByteView(extra_in).first(split), ByteView(extra_in).subspan(split)},
+          extra_out[portable]};
+      mlkem::SetPortableOnlyForTesting(portable);
+      mlkem::SampleMany(std::span(jobs).first(matrix_count), rho,
+                        std::span<Poly* const>(ptrs.data(), noise_count), s, first,
+                        with_extra ? &job : nullptr);
+      mlkem::SetPortableOnlyForTesting(false);
+    }
+    for (std::size_t n = 0; n < matrix_count; ++n) {
+      ASSERT_EQ(matrix[0][n].c, matrix[1][n].c) << iter << " " << n;
+      ASSERT_EQ(
+          matrix[0][n].c,
+          SpecSampleNtt(rho, static_cast<std::uint8_t>(n % 3), static_cast<std::uint8_t>(n / 3)).c);
+    }
+    for (std::size_t n = 0; n < noise_count; ++n) {
+      ASSERT_EQ(noise[0][n].c, noise[1][n].c) << iter << " " << n;
+    }
+    if (with_extra) {
+      ASSERT_EQ(extra_out[0], extra_out[1]) << iter;
+      const Bytes want = Shake256::Hash(extra_in, 32);
+      ASSERT_EQ(Bytes(extra_out[1].begin(), extra_out[1].end()), want) << iter;
+    }
+  }
+}
+#endif  // VEIL_MLKEM_HAVE_AVX2
+
 TEST(MlKemAvx2, SamplingMatchesPortable) {
   if (!HaveAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
   std::mt19937_64 rng(10);
   for (int iter = 0; iter < 100; ++iter) {
     std::array<std::uint8_t, 32> rho;
     for (auto& x : rho) x = static_cast<std::uint8_t>(rng());
-    // Matrices: 9 entries, two batches of four and one alone.
+    // Matrices: 9 entries on the x4 sampler (SampleMany) against the portable code.
     mlkem::PolyMatrix<3> avx2;
     mlkem::PolyMatrix<3> portable;
     mlkem::GenerateMatrix<3>(avx2, rho, iter % 2 == 0);

@@ -7,6 +7,7 @@
 
 #include "kpke.h"
 #include "packing.h"
+#include "sampling.h"
 #include "veil/base/consttime.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/secret.h"
@@ -84,17 +85,12 @@ void DecapsInternal(std::span<const std::uint8_t, P::kDkBytes> dk,
   // Line 6: (K', r') = G(m' || h).
   std::array<std::uint8_t, 2 * kSymBytes> k_r_prime;
   G(m_prime, h, k_r_prime);
-  // Line 7: K_bar = J(z || c).
+  // Line 7: K_bar = J(z || c), computed by the re-encryption's sampler beside its own XOF and PRF
+  // instances (on the x4 Keccak with AVX2). Line 8: c' = K-PKE.Encrypt(ek_PKE, m', r').
   std::array<std::uint8_t, kSymBytes> k_bar;
-  {
-    Shake256 j;
-    j.Absorb(z);
-    j.Absorb(c);
-    j.Squeeze(k_bar);
-  }
-  // Line 8: c' = K-PKE.Encrypt(ek_PKE, m', r').
+  const Shake256Job j{{z, c}, k_bar};
   std::array<std::uint8_t, P::kCtBytes> c_prime;
-  KPkeEncrypt<P>(ek, m_prime, std::span(k_r_prime).template last<kSymBytes>(), c_prime);
+  KPkeEncrypt<P>(ek, m_prime, std::span(k_r_prime).template last<kSymBytes>(), c_prime, &j);
 
   // Lines 9-11: if c != c' then K' = K_bar, without a branch: diff is 0 exactly when c == c', and
   // mask is all ones then, all zeros otherwise.

@@ -35,11 +35,10 @@ void KPkeKeyGen(std::span<const std::uint8_t, kSymBytes> d, std::span<std::uint8
   // rho is public by design: it is published as the last 32 bytes of ek.
   VEIL_DECLASSIFY(rho.data(), rho.size());
 
-  // Lines 3-7: A_hat[i][j] = SampleNTT(rho || j || i).
+  // Lines 3-7: A_hat[i][j] = SampleNTT(rho || j || i); lines 8-15: s and e from
+  // SamplePolyCBD_eta1(PRF_eta1(sigma, N)), N = 0 .. 2k-1. Sampled together (sampling.h).
+  static_assert(P::eta1 == 2, "SampleMany implements eta = 2");
   PolyMatrix<k> a_hat;
-  GenerateMatrix<k>(a_hat, rho, /*transposed=*/false);
-
-  // Lines 8-15: s and e from SamplePolyCBD_eta1(PRF_eta1(sigma, N)), N = 0 .. 2k-1.
   Wiped<PolyVec<k>> s_hat;
   Wiped<PolyVec<k>> e_hat;
   std::array<Poly*, 2 * k> noise;
@@ -47,7 +46,7 @@ void KPkeKeyGen(std::span<const std::uint8_t, kSymBytes> d, std::span<std::uint8
     noise[i] = &s_hat.v[i];
     noise[k + i] = &e_hat.v[i];
   }
-  SamplePolyCbdPrfMany<P::eta1>(noise, sigma, 0);
+  SampleMany(MatrixJobs<k>(a_hat, /*transposed=*/false), rho, noise, sigma, 0, nullptr);
   SecureWipe(rho_sigma.data() + kSymBytes, kSymBytes);  // sigma is no longer needed
 
   // Lines 16-18: s_hat = NTT(s), e_hat = NTT(e), t_hat = A_hat o s_hat + e_hat.
@@ -72,28 +71,27 @@ void KPkeKeyGen(std::span<const std::uint8_t, kSymBytes> d, std::span<std::uint8
 template <class P>
 void KPkeEncrypt(std::span<const std::uint8_t, P::kEkBytes> ek,
                  std::span<const std::uint8_t, kSymBytes> m,
-                 std::span<const std::uint8_t, kSymBytes> r,
-                 std::span<std::uint8_t, P::kCtBytes> c) {
+                 std::span<const std::uint8_t, kSymBytes> r, std::span<std::uint8_t, P::kCtBytes> c,
+                 const Shake256Job* extra) {
   constexpr std::size_t k = P::k;
-  // Lines 2-8: t_hat = ByteDecode_12(ek[0 : 384k]), rho = ek[384k :], A_hat (here transposed).
+  // Lines 2-8: t_hat = ByteDecode_12(ek[0 : 384k]), rho = ek[384k :], A_hat (here transposed);
+  // lines 9-17: y, e_1 and e_2 from PRF(r, N), N = 0 .. 2k. Sampled together, with the caller's
+  // extra SHAKE256 job if any (sampling.h).
   PolyVec<k> t_hat;
   PolyVecFromBytes<k>(t_hat, ek.template first<P::kPolyVecBytes>());
   const auto rho = ek.template subspan<P::kPolyVecBytes, kSymBytes>();
   PolyMatrix<k> a_hat_t;
-  GenerateMatrix<k>(a_hat_t, rho, /*transposed=*/true);
-
-  // Lines 9-17: y, e_1 and e_2 from PRF(r, N), N = 0 .. 2k.
   Wiped<PolyVec<k>> y_hat;
   Wiped<PolyVec<k>> e1;
   Wiped<Poly> e2;
-  static_assert(P::eta1 == P::eta2, "y, e_1 and e_2 are sampled in one batch");
+  static_assert(P::eta1 == 2 && P::eta2 == 2, "y, e_1 and e_2 are sampled in one batch");
   std::array<Poly*, 2 * k + 1> noise;
   for (std::size_t i = 0; i < k; ++i) {
     noise[i] = &y_hat.v[i];
     noise[k + i] = &e1.v[i];
   }
   noise[2 * k] = &e2.v;
-  SamplePolyCbdPrfMany<P::eta1>(noise, r, 0);
+  SampleMany(MatrixJobs<k>(a_hat_t, /*transposed=*/true), rho, noise, r, 0, extra);
 
   // Lines 18, 19: y_hat = NTT(y), u = NTT^-1(A_hat^T o y_hat) + e_1.
   PolyVecNtt<k>(y_hat.v);
@@ -155,7 +153,8 @@ template void KPkeKeyGen<MlKem768>(std::span<const std::uint8_t, kSymBytes>,
 template void KPkeEncrypt<MlKem768>(std::span<const std::uint8_t, MlKem768::kEkBytes>,
                                     std::span<const std::uint8_t, kSymBytes>,
                                     std::span<const std::uint8_t, kSymBytes>,
-                                    std::span<std::uint8_t, MlKem768::kCtBytes>);
+                                    std::span<std::uint8_t, MlKem768::kCtBytes>,
+                                    const Shake256Job*);
 template void KPkeDecrypt<MlKem768>(std::span<const std::uint8_t, MlKem768::kDkPkeBytes>,
                                     std::span<const std::uint8_t, MlKem768::kCtBytes>,
                                     std::span<std::uint8_t, kSymBytes>);

@@ -16,6 +16,7 @@
 #include <span>
 
 #include "params.h"
+#include "sampling.h"
 
 namespace veil::crypto::mlkem {
 
@@ -24,12 +25,13 @@ template <class P>
 void KPkeKeyGen(std::span<const std::uint8_t, kSymBytes> d, std::span<std::uint8_t, P::kEkBytes> ek,
                 std::span<std::uint8_t, P::kDkPkeBytes> dk_pke);
 
-// c = K-PKE.Encrypt(ek_PKE, m, r). ek must have passed the modulus check.
+// c = K-PKE.Encrypt(ek_PKE, m, r). ek must have passed the modulus check. `extra`, when not null,
+// is a SHAKE256 computation run together with the sampling (decapsulation's J; sampling.h).
 template <class P>
 void KPkeEncrypt(std::span<const std::uint8_t, P::kEkBytes> ek,
                  std::span<const std::uint8_t, kSymBytes> m,
-                 std::span<const std::uint8_t, kSymBytes> r,
-                 std::span<std::uint8_t, P::kCtBytes> c);
+                 std::span<const std::uint8_t, kSymBytes> r, std::span<std::uint8_t, P::kCtBytes> c,
+                 const Shake256Job* extra = nullptr);
 
 // m = K-PKE.Decrypt(dk_PKE, c).
 template <class P>

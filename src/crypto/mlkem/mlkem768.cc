@@ -80,7 +80,11 @@ MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z)
   mlkem::KeyGenInternal<P>(
       d.Expose(), z.Expose(), ek,
       std::span<std::uint8_t, P::kDkBytes>(dk.ExposeMutable().data(), P::kDkBytes));
-  MlKem768EncapsulationKey ek_key = MlKem768EncapsulationKey::FromCheckedBytes(ek);
+  // KeyGen_internal has just put H(ek) into dk (computed from the declassified ek, so public);
+  // hashing the 1184 bytes again would cost nine more Keccak permutations.
+  MlKem768EncapsulationKey ek_key;
+  ek_key.bytes_ = ek;
+  std::copy_n(dk.Expose().begin() + kHashOffsetInDk, 32, ek_key.hash_.begin());
   return MlKem768KeyPair{MlKem768DecapsulationKey(std::move(dk), ek_key), ek_key};
 }
 

@@ -2,10 +2,11 @@
 //
 // Each layer is a template on its butterfly distance, so every inner loop has a trip count known at
 // compile time and the compiler can vectorise the wide layers with the baseline SIMD of the target
-// (SSE2 on x86-64) without any intrinsics here. The same bodies are compiled a second time with
-// target("avx2") and chosen at run time (simd.h).
+// (SSE2 on x86-64) without any intrinsics here. With AVX2 (simd.h) the hand-vectorised versions of
+// ntt_avx2.cc run instead; they compute the same values.
 #include "ntt.h"
 
+#include "avx2.h"
 #include "simd.h"
 
 namespace veil::crypto::mlkem {
@@ -102,16 +103,6 @@ template <std::size_t kLen>
   }
 }
 
-// The same code compiled for AVX2 (simd.h): the compiler vectorises the loops 16 coefficients wide.
-#if VEIL_MLKEM_HAVE_AVX2
-VEIL_MLKEM_AVX2 void NttAvx2(Poly& f) { NttBody(f); }
-VEIL_MLKEM_AVX2 void InvNttAvx2(Poly& f_hat) { InvNttBody(f_hat); }
-VEIL_MLKEM_AVX2 void BaseMulAvx2(Poly& h_hat, const Poly* f_hat, const PolyMulCache* g_cache,
-                                 std::size_t count) {
-  BaseMulBody(h_hat, f_hat, g_cache, count);
-}
-#endif
-
 }  // namespace
 
 void NttPortable(Poly& f) { NttBody(f); }
@@ -123,14 +114,14 @@ void BaseMulAccumulatePortable(Poly& h_hat, const Poly* f_hat, const PolyMulCach
 
 void Ntt(Poly& f) {
 #if VEIL_MLKEM_HAVE_AVX2
-  if (UseAvx2()) return NttAvx2(f);
+  if (UseAvx2()) return avx2::Ntt(f);
 #endif
   NttPortable(f);
 }
 
 void InvNttToMont(Poly& f_hat) {
 #if VEIL_MLKEM_HAVE_AVX2
-  if (UseAvx2()) return InvNttAvx2(f_hat);
+  if (UseAvx2()) return avx2::InvNttToMont(f_hat);
 #endif
   InvNttToMontPortable(f_hat);
 }
@@ -138,7 +129,7 @@ void InvNttToMont(Poly& f_hat) {
 void BaseMulAccumulate(Poly& h_hat, const Poly* f_hat, const PolyMulCache* g_cache,
                        std::size_t count) {
 #if VEIL_MLKEM_HAVE_AVX2
-  if (UseAvx2()) return BaseMulAvx2(h_hat, f_hat, g_cache, count);
+  if (UseAvx2()) return avx2::BaseMulAccumulate(h_hat, f_hat, g_cache, count);
 #endif
   BaseMulAccumulatePortable(h_hat, f_hat, g_cache, count);
 }

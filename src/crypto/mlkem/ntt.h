@@ -78,8 +78,8 @@ void InvNttToMont(Poly& f_hat);
 void BaseMulAccumulate(Poly& h_hat, const Poly* f_hat, const PolyMulCache* g_cache,
                        std::size_t count);
 
-// The portable versions of the three functions above, which dispatch to an AVX2 build of the same
-// code when UseAvx2() (simd.h); exposed so that the tests can compare the two.
+// The portable versions of the three functions above, which dispatch to the hand-vectorised ones
+// of avx2.h when UseAvx2() (simd.h); exposed so that the tests can compare the two.
 void NttPortable(Poly& f);
 void InvNttToMontPortable(Poly& f_hat);
 void BaseMulAccumulatePortable(Poly& h_hat, const Poly* f_hat, const PolyMulCache* g_cache,

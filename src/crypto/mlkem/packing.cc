@@ -1,9 +1,16 @@
-// ByteEncode_12 / ByteDecode_12, the modulus check and the message encoding (see packing.h).
+// ByteEncode_12 / ByteDecode_12, the modulus check and the message encoding (see packing.h). With
+// AVX2 (simd.h) each dispatches to its twin in avx2.h, which computes the same values.
 #include "packing.h"
+
+#include "avx2.h"
+#include "simd.h"
 
 namespace veil::crypto::mlkem {
 
 void PolyToBytes(std::span<std::uint8_t, kPolyBytes> out, const Poly& a) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if (UseAvx2()) return avx2::PolyToBytes(out, a);
+#endif
   for (std::size_t i = 0; i < kN / 2; ++i) {
     const auto t0 = static_cast<std::uint16_t>(AddQIfNegative(a.c[2 * i]));
     const auto t1 = static_cast<std::uint16_t>(AddQIfNegative(a.c[2 * i + 1]));
@@ -32,6 +39,9 @@ inline std::int16_t ReduceOnce(std::uint16_t x) {
 }  // namespace
 
 void PolyFromBytes(Poly& r, std::span<const std::uint8_t, kPolyBytes> in) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if (UseAvx2()) return avx2::PolyFromBytes(r, in);
+#endif
   for (std::size_t i = 0; i < kN / 2; ++i) {
     std::uint16_t t0 = 0;
     std::uint16_t t1 = 0;
@@ -42,6 +52,9 @@ void PolyFromBytes(Poly& r, std::span<const std::uint8_t, kPolyBytes> in) {
 }
 
 bool PolyBytesAreCanonical(std::span<const std::uint8_t, kPolyBytes> in) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if (UseAvx2()) return avx2::PolyBytesAreCanonical(in);
+#endif
   std::uint32_t bad = 0;  // bit 31 of (q - 1 - t) is set exactly when t >= q
   for (std::size_t i = 0; i < kN / 2; ++i) {
     std::uint16_t t0 = 0;
@@ -53,6 +66,9 @@ bool PolyBytesAreCanonical(std::span<const std::uint8_t, kPolyBytes> in) {
 }
 
 void PolyFromMessage(Poly& r, std::span<const std::uint8_t, kSymBytes> m) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if (UseAvx2()) return avx2::PolyFromMessage(r, m);
+#endif
   constexpr auto kHalfQ = static_cast<std::int16_t>(Decompress<1>(1));
   static_assert(kHalfQ == 1665);
   for (std::size_t i = 0; i < kN; ++i) {
@@ -62,6 +78,9 @@ void PolyFromMessage(Poly& r, std::span<const std::uint8_t, kSymBytes> m) {
 }
 
 void PolyToMessage(std::span<std::uint8_t, kSymBytes> m, const Poly& w) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if (UseAvx2()) return avx2::PolyToMessage(m, w);
+#endif
   for (std::size_t i = 0; i < kSymBytes; ++i) {
     unsigned byte = 0;
     for (std::size_t j = 0; j < 8; ++j) {

@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <span>
 
+#include "avx2.h"
 #include "params.h"
 #include "poly.h"
 #include "reduce.h"
+#include "simd.h"
 
 namespace veil::crypto::mlkem {
 
@@ -101,8 +103,16 @@ void PolyFromBytes(Poly& r, std::span<const std::uint8_t, kPolyBytes> in);
 bool PolyBytesAreCanonical(std::span<const std::uint8_t, kPolyBytes> in);
 
 // ByteEncode_d(Compress_d(a)) for |a| < q (Algorithm 14, lines 22, 23).
+// With AVX2 (simd.h), d = 10 and d = 4 run the twins in avx2.h, which compute the same bytes.
 template <unsigned kD>
 void PolyCompress(std::span<std::uint8_t, 32 * kD> out, const Poly& a) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if constexpr (kD == 10) {
+    if (UseAvx2()) return avx2::PolyCompress10(out, a);
+  } else if constexpr (kD == 4) {
+    if (UseAvx2()) return avx2::PolyCompress4(out, a);
+  }
+#endif
   std::array<std::uint16_t, kN> t;
   for (std::size_t i = 0; i < kN; ++i) {
     t[i] = Compress<kD>(static_cast<std::uint16_t>(AddQIfNegative(a.c[i])));
@@ -113,6 +123,13 @@ void PolyCompress(std::span<std::uint8_t, 32 * kD> out, const Poly& a) {
 // Decompress_d(ByteDecode_d(in)) (Algorithm 15, lines 3, 4); output in [0, q).
 template <unsigned kD>
 void PolyDecompress(Poly& r, std::span<const std::uint8_t, 32 * kD> in) {
+#if VEIL_MLKEM_HAVE_AVX2
+  if constexpr (kD == 10) {
+    if (UseAvx2()) return avx2::PolyDecompress10(r, in);
+  } else if constexpr (kD == 4) {
+    if (UseAvx2()) return avx2::PolyDecompress4(r, in);
+  }
+#endif
   std::array<std::uint16_t, kN> t;
   ByteDecode<kD>(t, in);
   for (std::size_t i = 0; i < kN; ++i) r.c[i] = static_cast<std::int16_t>(Decompress<kD>(t[i]));

@@ -5,8 +5,10 @@
 // which is a function of rho alone. rho is public (the last 32 bytes of ek), so this is not a
 // leak; the key generation marks rho public (VEIL_DECLASSIFY) right where G produces it, so the
 // constant-time check still flags any use of a real secret here. SamplePolyCBD is branch-free: its
-// input is derived from the secret seeds sigma and r. Both come in batch forms that run up to four
-// XOF or PRF instances at once on the AVX2 Keccak (keccak4x.h) when the CPU has it (simd.h).
+// input is derived from the secret seeds sigma and r. SampleMany runs all of an operation's
+// instances (and decapsulation's J) together on the AVX2 x4 Keccak (keccak4x.h) when the CPU has
+// it (simd.h), four lanes at a time; the SampleNTT lanes stay public and the others secret, since
+// lanes never mix.
 //
 // Thread safety: functions on caller-owned values.
 #pragma once
@@ -35,16 +37,15 @@ struct SampleNttJob {
   std::uint8_t b1;
 };
 
-// Runs every job with the same rho: up to four at a time with AVX2 (keccak4x.h) when available,
-// else one by one. The results are identical either way.
+// Runs every job with the same rho: on the x4 Keccak (keccak4x.h) when available (SampleMany), else
+// one by one. The results are identical either way.
 void SampleNttMany(std::span<const SampleNttJob> jobs,
                    std::span<const std::uint8_t, kSymBytes> rho);
 
-// A_hat (transposed = false: A_hat[i][j] = SampleNTT(rho || j || i)) or its transpose
-// (A_hat^T[i][j] = A_hat[j][i] = SampleNTT(rho || i || j)), generated once per operation.
+// The SampleNTT jobs of A_hat (transposed = false: A_hat[i][j] = SampleNTT(rho || j || i)) or of
+// its transpose (A_hat^T[i][j] = A_hat[j][i] = SampleNTT(rho || i || j)).
 template <std::size_t kK>
-void GenerateMatrix(PolyMatrix<kK>& a_hat, std::span<const std::uint8_t, kSymBytes> rho,
-                    bool transposed) {
+std::array<SampleNttJob, kK * kK> MatrixJobs(PolyMatrix<kK>& a_hat, bool transposed) {
   std::array<SampleNttJob, kK * kK> jobs;
   for (std::size_t i = 0; i < kK; ++i) {
     for (std::size_t j = 0; j < kK; ++j) {
@@ -54,7 +55,14 @@ void GenerateMatrix(PolyMatrix<kK>& a_hat, std::span<const std::uint8_t, kSymByt
           transposed ? SampleNttJob{&a_hat[i][j], ui, uj} : SampleNttJob{&a_hat[i][j], uj, ui};
     }
   }
-  SampleNttMany(jobs, rho);
+  return jobs;
+}
+
+// A_hat or its transpose (see MatrixJobs), generated once per operation.
+template <std::size_t kK>
+void GenerateMatrix(PolyMatrix<kK>& a_hat, std::span<const std::uint8_t, kSymBytes> rho,
+                    bool transposed) {
+  SampleNttMany(MatrixJobs<kK>(a_hat, transposed), rho);
 }
 
 // f = SamplePolyCBD_eta(PRF_eta(s, b)) (Algorithm 8 over eq. 4.3: PRF_eta(s, b) = SHAKE256(s || b)
@@ -69,7 +77,29 @@ template <unsigned kEta>
 void SamplePolyCbdPrfMany(std::span<Poly* const> f, std::span<const std::uint8_t, kSymBytes> s,
                           std::uint8_t b);
 
+// One more SHAKE256 computation to run beside the samplers: out = SHAKE256(in[0] || in[1])
+// truncated to 32 bytes. Decapsulation's K_bar = J(z || c) (FIPS 203 Algorithm 18, line 7), whose
+// nine blocks would otherwise take nine scalar permutations.
+struct Shake256Job {
+  std::array<std::span<const std::uint8_t>, 2> in;
+  std::span<std::uint8_t, kSymBytes> out;
+};
+
+// Everything K-PKE samples in one call: the SampleNTT jobs over rho, noise[n] =
+// SamplePolyCBD_2(PRF_2(s, b + n)), and the optional `extra` job. With AVX2 all of them share the
+// x4 permutations, each lane taking the next job as soon as its current one is done (about 9
+// permutations for KeyGen and Encrypt, 11 with J, instead of 8 plus 3 to 12 scalar ones with one
+// batch per kind); otherwise they run one by one. The results are identical either way.
+void SampleMany(std::span<const SampleNttJob> matrix, std::span<const std::uint8_t, kSymBytes> rho,
+                std::span<Poly* const> noise, std::span<const std::uint8_t, kSymBytes> s,
+                std::uint8_t b, const Shake256Job* extra);
+
 // SamplePolyCBD_2 of a 128-byte input, exposed for tests.
 void SamplePolyCbd2(Poly& f, std::span<const std::uint8_t, 128> bytes);
+
+// Algorithm 7, lines 4-13, over buf (a multiple of 3 bytes): appends the accepted values to
+// a[ctr..] until a is full and returns the new ctr. Branches on the XOF output, which depends only
+// on the public rho. The portable loop, exposed for tests (avx2::RejectionSample is its twin).
+std::size_t RejectionSamplePortable(Poly& a, std::size_t ctr, std::span<const std::uint8_t> buf);
 
 }  // namespace veil::crypto::mlkem
