@@ -71,20 +71,20 @@ inline constexpr ProjectiveNiels kNielsIdentity{crypto::kFeOne, crypto::kFeOne, 
                                                 crypto::kFeZero};
 inline constexpr AffineNiels kAffineNielsIdentity{crypto::kFeOne, crypto::kFeOne, crypto::kFeZero};
 
-inline Extended ToExtended(const Completed& c) {
+[[gnu::always_inline]] inline Extended ToExtended(const Completed& c) {
   return {FeMul(c.x, c.t), FeMul(c.y, c.z), FeMul(c.z, c.t), FeMul(c.x, c.y)};
 }
-inline Projective ToProjective(const Completed& c) {
+[[gnu::always_inline]] inline Projective ToProjective(const Completed& c) {
   return {FeMul(c.x, c.t), FeMul(c.y, c.z), FeMul(c.z, c.t)};
 }
-inline Projective ToProjective(const Extended& e) { return {e.x, e.y, e.z}; }
+[[gnu::always_inline]] inline Projective ToProjective(const Extended& e) { return {e.x, e.y, e.z}; }
 
-inline ProjectiveNiels ToNiels(const Extended& e) {
+[[gnu::always_inline]] inline ProjectiveNiels ToNiels(const Extended& e) {
   return {FeAdd(e.y, e.x), FeSub(e.y, e.x), e.z, FeMul(e.t, kD2)};
 }
 
 // 2P from projective coordinates.
-inline Completed Double(const Projective& p) {
+[[gnu::always_inline]] inline Completed Double(const Projective& p) {
   const Fe25519 xx = FeSquare(p.x);
   const Fe25519 yy = FeSquare(p.y);
   const Fe25519 zz = FeSquare(p.z);
@@ -95,7 +95,7 @@ inline Completed Double(const Projective& p) {
   return {FeSub(x_plus_y_sq, yy_plus_xx), yy_plus_xx, yy_minus_xx, FeSub(zz2, yy_minus_xx)};
 }
 
-inline Completed Add(const Extended& p, const ProjectiveNiels& q) {
+[[gnu::always_inline]] inline Completed Add(const Extended& p, const ProjectiveNiels& q) {
   const Fe25519 pp = FeMul(FeAdd(p.y, p.x), q.y_plus_x);
   const Fe25519 mm = FeMul(FeSub(p.y, p.x), q.y_minus_x);
   const Fe25519 tt2d = FeMul(p.t, q.t2d);
@@ -104,7 +104,7 @@ inline Completed Add(const Extended& p, const ProjectiveNiels& q) {
   return {FeSub(pp, mm), FeAdd(pp, mm), FeAdd(zz2, tt2d), FeSub(zz2, tt2d)};
 }
 
-inline Completed Sub(const Extended& p, const ProjectiveNiels& q) {
+[[gnu::always_inline]] inline Completed Sub(const Extended& p, const ProjectiveNiels& q) {
   const Fe25519 pm = FeMul(FeAdd(p.y, p.x), q.y_minus_x);
   const Fe25519 mp = FeMul(FeSub(p.y, p.x), q.y_plus_x);
   const Fe25519 tt2d = FeMul(p.t, q.t2d);
@@ -113,7 +113,7 @@ inline Completed Sub(const Extended& p, const ProjectiveNiels& q) {
   return {FeSub(pm, mp), FeAdd(pm, mp), FeSub(zz2, tt2d), FeAdd(zz2, tt2d)};
 }
 
-inline Completed Add(const Extended& p, const AffineNiels& q) {
+[[gnu::always_inline]] inline Completed Add(const Extended& p, const AffineNiels& q) {
   const Fe25519 pp = FeMul(FeAdd(p.y, p.x), q.y_plus_x);
   const Fe25519 mm = FeMul(FeSub(p.y, p.x), q.y_minus_x);
   const Fe25519 txy2d = FeMul(p.t, q.xy2d);
@@ -121,7 +121,7 @@ inline Completed Add(const Extended& p, const AffineNiels& q) {
   return {FeSub(pp, mm), FeAdd(pp, mm), FeAdd(z2, txy2d), FeSub(z2, txy2d)};
 }
 
-inline Completed Sub(const Extended& p, const AffineNiels& q) {
+[[gnu::always_inline]] inline Completed Sub(const Extended& p, const AffineNiels& q) {
   const Fe25519 pm = FeMul(FeAdd(p.y, p.x), q.y_minus_x);
   const Fe25519 mp = FeMul(FeSub(p.y, p.x), q.y_plus_x);
   const Fe25519 txy2d = FeMul(p.t, q.xy2d);
@@ -129,31 +129,38 @@ inline Completed Sub(const Extended& p, const AffineNiels& q) {
   return {FeSub(pm, mp), FeAdd(pm, mp), FeSub(z2, txy2d), FeAdd(z2, txy2d)};
 }
 
-inline Extended AddExt(const Extended& p, const Extended& q) {
+[[gnu::always_inline]] inline Extended AddExt(const Extended& p, const Extended& q) {
   return ToExtended(Add(p, ToNiels(q)));
 }
 
-inline Extended DoubleExt(const Extended& p) { return ToExtended(Double(ToProjective(p))); }
+[[gnu::always_inline]] inline Extended DoubleExt(const Extended& p) {
+  return ToExtended(Double(ToProjective(p)));
+}
 
-inline Extended NegExt(const Extended& p) { return {FeNeg(p.x), p.y, p.z, FeNeg(p.t)}; }
+[[gnu::always_inline]] inline Extended NegExt(const Extended& p) {
+  return {FeNeg(p.x), p.y, p.z, FeNeg(p.t)};
+}
 
-inline ProjectiveNiels NegNiels(const ProjectiveNiels& n) {
+[[gnu::always_inline]] inline ProjectiveNiels NegNiels(const ProjectiveNiels& n) {
   return {n.y_minus_x, n.y_plus_x, n.z, FeNeg(n.t2d)};
 }
-inline AffineNiels NegNiels(const AffineNiels& n) {
+[[gnu::always_inline]] inline AffineNiels NegNiels(const AffineNiels& n) {
   return {n.y_minus_x, n.y_plus_x, FeNeg(n.xy2d)};
 }
 
-inline Extended SelectExt(const Extended& a, const Extended& b, std::uint64_t choice) {
+[[gnu::always_inline]] inline Extended SelectExt(const Extended& a, const Extended& b,
+                                                 std::uint64_t choice) {
   return {FeSelect(a.x, b.x, choice), FeSelect(a.y, b.y, choice), FeSelect(a.z, b.z, choice),
           FeSelect(a.t, b.t, choice)};
 }
-inline ProjectiveNiels SelectNiels(const ProjectiveNiels& a, const ProjectiveNiels& b,
-                                   std::uint64_t choice) {
+[[gnu::always_inline]] inline ProjectiveNiels SelectNiels(const ProjectiveNiels& a,
+                                                          const ProjectiveNiels& b,
+                                                          std::uint64_t choice) {
   return {FeSelect(a.y_plus_x, b.y_plus_x, choice), FeSelect(a.y_minus_x, b.y_minus_x, choice),
           FeSelect(a.z, b.z, choice), FeSelect(a.t2d, b.t2d, choice)};
 }
-inline AffineNiels SelectNiels(const AffineNiels& a, const AffineNiels& b, std::uint64_t choice) {
+[[gnu::always_inline]] inline AffineNiels SelectNiels(const AffineNiels& a, const AffineNiels& b,
+                                                      std::uint64_t choice) {
   return {FeSelect(a.y_plus_x, b.y_plus_x, choice), FeSelect(a.y_minus_x, b.y_minus_x, choice),
           FeSelect(a.xy2d, b.xy2d, choice)};
 }
@@ -161,8 +168,8 @@ inline AffineNiels SelectNiels(const AffineNiels& a, const AffineNiels& b, std::
 // The digit's multiple from table[k] = (k + 1) P, k = 0..7, for a digit in [-8, 8]: every entry
 // is read, the match chosen by masks, and the sign applied by a masked swap and negation.
 template <typename Niels, typename Identity>
-inline Niels LookupSigned(const std::array<Niels, 8>& table, std::int8_t digit,
-                          const Identity& identity) {
+[[gnu::always_inline]] inline Niels LookupSigned(const std::array<Niels, 8>& table,
+                                                 std::int8_t digit, const Identity& identity) {
   const auto d = static_cast<std::int64_t>(digit);
   const std::uint64_t negative = static_cast<std::uint64_t>(d) >> 63;
   const auto abs = static_cast<std::uint64_t>(d - ((2 * d) & -static_cast<std::int64_t>(negative)));
