@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../../src/crypto/mldsa/sampling.h"
 #include "../../src/crypto/mldsa/simd.h"
 #include "veil/crypto/mldsa65.h"
 #include "veil/crypto/random.h"
@@ -106,6 +107,98 @@ void BM_MlDsa65DecodePublicKey_Veil(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(MlDsa65PublicKey::Decode(pk));
 }
 BENCHMARK(BM_MlDsa65DecodePublicKey_Veil)->Unit(benchmark::kMicrosecond);
+
+// Verification from the raw public-key bytes, as a caller that sees each key once does it:
+// decode (ExpandA, NTT(t1 2^d), tr) and verify.
+void BM_MlDsa65VerifyFromBytes_Veil(benchmark::State& state) {
+  const MlDsa65KeyPair kp = MlDsa65KeyGen();
+  const Bytes pk(kp.pk.bytes().begin(), kp.pk.bytes().end());
+  const auto sig = MlDsa65Sign(kp.sk, Message());
+  if (!sig.ok()) state.SkipWithError("sign failed");
+  Sampled(state, [&] {
+    auto decoded = MlDsa65PublicKey::Decode(pk);
+    benchmark::DoNotOptimize(MlDsa65Verify(*decoded, Message(), {}, *sig));
+  });
+}
+BENCHMARK(BM_MlDsa65VerifyFromBytes_Veil)->MinTime(kMinTime)->Unit(benchmark::kMicrosecond);
+
+void BM_MlDsa65VerifyFromBytes_VeilPortable(benchmark::State& state) {
+  const PortableOnly portable;
+  BM_MlDsa65VerifyFromBytes_Veil(state);
+}
+BENCHMARK(BM_MlDsa65VerifyFromBytes_VeilPortable)->MinTime(kMinTime)->Unit(benchmark::kMicrosecond);
+
+// The samplers alone: ExpandA (30 SHAKE128 streams, the bulk of a public-key decode) and
+// ExpandMask (5 SHAKE256 streams of 640 bytes, once per signing iteration).
+void BM_MlDsa65ExpandA_Veil(benchmark::State& state) {
+  std::array<std::uint8_t, mldsa::kSeedBytes> rho;
+  RandomBytes(rho);
+  mldsa::MatrixA a;
+  for (auto _ : state) {
+    mldsa::ExpandAVartime(a, rho);
+    benchmark::DoNotOptimize(a);
+  }
+}
+BENCHMARK(BM_MlDsa65ExpandA_Veil)->Unit(benchmark::kMicrosecond);
+
+void BM_MlDsa65ExpandA_VeilPortable(benchmark::State& state) {
+  const PortableOnly portable;
+  BM_MlDsa65ExpandA_Veil(state);
+}
+BENCHMARK(BM_MlDsa65ExpandA_VeilPortable)->Unit(benchmark::kMicrosecond);
+
+void BM_MlDsa65ExpandMask_Veil(benchmark::State& state) {
+  std::array<std::uint8_t, mldsa::kRhoPrimeBytes> rho_pp;
+  RandomBytes(rho_pp);
+  mldsa::PolyVecL y;
+  std::uint16_t kappa = 0;
+  for (auto _ : state) {
+    mldsa::ExpandMask(y, rho_pp, kappa);
+    kappa = static_cast<std::uint16_t>(kappa + mldsa::kL);
+    benchmark::DoNotOptimize(y);
+  }
+}
+BENCHMARK(BM_MlDsa65ExpandMask_Veil)->Unit(benchmark::kMicrosecond);
+
+void BM_MlDsa65ExpandMask_VeilPortable(benchmark::State& state) {
+  const PortableOnly portable;
+  BM_MlDsa65ExpandMask_Veil(state);
+}
+BENCHMARK(BM_MlDsa65ExpandMask_VeilPortable)->Unit(benchmark::kMicrosecond);
+
+// ExpandMask as the signing loop calls it (kappa = 0, l, 2l, ...): per iteration.
+void BM_MlDsa65MaskSampler_Veil(benchmark::State& state) {
+  std::array<std::uint8_t, mldsa::kRhoPrimeBytes> rho_pp;
+  RandomBytes(rho_pp);
+  mldsa::PolyVecL y;
+  mldsa::MaskSampler mask(rho_pp);
+  std::uint32_t kappa = 0;
+  for (auto _ : state) {
+    mask.Expand(y, static_cast<std::uint16_t>(kappa));
+    kappa = kappa + mldsa::kL + mldsa::kL <= 0x10000 ? kappa + mldsa::kL : 0;
+    benchmark::DoNotOptimize(y);
+  }
+}
+BENCHMARK(BM_MlDsa65MaskSampler_Veil)->Unit(benchmark::kMicrosecond);
+
+void BM_MlDsa65ExpandS_Veil(benchmark::State& state) {
+  std::array<std::uint8_t, mldsa::kRhoPrimeBytes> rho_prime;
+  RandomBytes(rho_prime);
+  mldsa::PolyVecL s1;
+  mldsa::PolyVecK s2;
+  for (auto _ : state) {
+    mldsa::ExpandS(s1, s2, rho_prime);
+    benchmark::DoNotOptimize(s1);
+    benchmark::DoNotOptimize(s2);
+  }
+}
+BENCHMARK(BM_MlDsa65ExpandS_Veil)->Unit(benchmark::kMicrosecond);
+
+void BM_MlDsa65ExpandS_VeilPortable(benchmark::State& state) {
+  const PortableOnly portable;
+  BM_MlDsa65ExpandS_Veil(state);
+}
+BENCHMARK(BM_MlDsa65ExpandS_VeilPortable)->Unit(benchmark::kMicrosecond);
 
 void BM_MlDsa65DecodeSecretKey_Veil(benchmark::State& state) {
   const MlDsa65KeyPair kp = MlDsa65KeyGen();

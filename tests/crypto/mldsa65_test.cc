@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/crypto/keccak4x.h"
 #include "../../src/crypto/mldsa/ntt.h"
 #include "../../src/crypto/mldsa/packing.h"
 #include "../../src/crypto/mldsa/params.h"
@@ -21,6 +22,7 @@
 #include "mldsa_vectors.h"
 #include "test_util.h"
 #include "veil/base/encoding.h"
+#include "veil/crypto/keccak.h"
 #include "veil/crypto/random.h"
 #include "wycheproof.h"
 
@@ -423,6 +425,174 @@ TEST(MlDsa65Arithmetic, HintBitPackRoundTrip) {
     m::PolyVecK back;
     ASSERT_TRUE(m::HintBitUnpackVartime(back, packed));
     for (std::size_t i = 0; i < m::kK; ++i) EXPECT_EQ(back.p[i].c, h.p[i].c);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Four-way sampling (ExpandA, ExpandS, ExpandMask on the AVX2 Keccak) against the scalar code
+
+template <std::size_t M>
+std::vector<std::int32_t> Flatten(const std::array<m::Poly, M>& polys) {
+  std::vector<std::int32_t> all;
+  for (const m::Poly& p : polys) all.insert(all.end(), p.c.begin(), p.c.end());
+  return all;
+}
+
+std::vector<std::int32_t> Flatten(const m::MatrixA& a) {
+  std::vector<std::int32_t> all;
+  for (const auto& row : a.a) {
+    const auto r = Flatten(row);
+    all.insert(all.end(), r.begin(), r.end());
+  }
+  return all;
+}
+
+struct Sampled {
+  std::vector<std::int32_t> a, s, y;
+};
+
+// ExpandA(rho), ExpandS(rho') and ExpandMask(rho'', kappa) on the chosen path.
+Sampled SampleAll(bool portable, std::span<const std::uint8_t, m::kSeedBytes> rho,
+                  std::span<const std::uint8_t, m::kRhoPrimeBytes> rho_prime, std::uint16_t kappa) {
+  m::SetPortableOnlyForTesting(portable);
+  m::MatrixA a;
+  m::ExpandAVartime(a, rho);
+  m::PolyVecL s1;
+  m::PolyVecK s2;
+  m::ExpandS(s1, s2, rho_prime);
+  m::PolyVecL y;
+  m::ExpandMask(y, rho_prime, kappa);
+  m::SetPortableOnlyForTesting(false);
+  Sampled out{Flatten(a), Flatten(s1.p), Flatten(y.p)};
+  const auto s2_flat = Flatten(s2.p);
+  out.s.insert(out.s.end(), s2_flat.begin(), s2_flat.end());
+  return out;
+}
+
+TEST(MlDsa65Sampling, Avx2MatchesPortableOnRandomSeeds) {
+  if (!m::UseAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+  for (int trial = 0; trial < 100; ++trial) {
+    std::array<std::uint8_t, m::kSeedBytes> rho;
+    std::array<std::uint8_t, m::kRhoPrimeBytes> rho_prime;
+    RandomBytes(rho);
+    RandomBytes(rho_prime);
+    // The largest kappa the signing loop reaches (its indices end at 2^16 - 1), then random ones.
+    const auto kappa = static_cast<std::uint16_t>(trial == 0 ? 0x10000 - m::kL
+                                                             : RandomUniform(0x10000 - m::kL + 1));
+    const Sampled avx2 = SampleAll(false, rho, rho_prime, kappa);
+    const Sampled portable = SampleAll(true, rho, rho_prime, kappa);
+    ASSERT_EQ(avx2.a, portable.a) << "ExpandA, trial " << trial;
+    ASSERT_EQ(avx2.s, portable.s) << "ExpandS, trial " << trial;
+    ASSERT_EQ(avx2.y, portable.y) << "ExpandMask, kappa " << kappa;
+  }
+}
+
+// RejBoundedPoly reads a third SHAKE256 block about once in 140,000 streams. These rho' (found by
+// a search with Python's hashlib) make stream 1 (s1[1], in the first batch of four) need 274 bytes
+// and stream 8 (s2[3], in the last batch of three) 278 bytes.
+TEST(MlDsa65Sampling, ExpandSWhenAStreamNeedsAThirdBlock) {
+  struct Case {
+    const char* rho_prime;
+    std::uint16_t index;
+  };
+  for (const Case& c :
+       {Case{
+            "ae6007bb42a77a9c70af6cecc03a504e2d48e8076ae2112d42e053156ad9673dd7c1d8a9f3ff7bbcbfe031"
+            "bd25b581d48808f95db4251c98124e2be50f9d0522",
+            1},
+        Case{
+            "412c9b66e6c208115bdd53a81a3abb8025a42e2f71b77d00502b92e4c29c5b65b14f053d89910b11aaf078"
+            "063da91ce1318f77204d152bfaef754d3490797c93",
+            8}}) {
+    const Bytes seed = test::H(c.rho_prime);
+    ASSERT_EQ(seed.size(), m::kRhoPrimeBytes);
+    const auto rho_prime = std::span<const std::uint8_t, m::kRhoPrimeBytes>(seed.data(), 64);
+    // The premise: the 256th accepted nibble lies beyond the first two blocks.
+    Shake256 h;
+    h.Absorb(seed);
+    const std::array<std::uint8_t, 2> index = {static_cast<std::uint8_t>(c.index), 0};
+    h.Absorb(index);
+    std::array<std::uint8_t, 3 * Shake256::kBlockSize> stream;
+    h.SqueezeBlocks(stream);
+    std::size_t accepted = 0;
+    std::size_t bytes = 0;
+    while (accepted < m::kN) {
+      accepted += (stream[bytes] & 0x0f) < 9;
+      if (accepted < m::kN) accepted += (stream[bytes] >> 4) < 9;
+      ++bytes;
+    }
+    ASSERT_GT(bytes, 2 * Shake256::kBlockSize);
+
+    m::Poly single;
+    m::RejBoundedPoly(single, rho_prime, c.index);
+    for (bool portable : {true, false}) {
+      if (!portable && !m::UseAvx2()) continue;
+      m::SetPortableOnlyForTesting(portable);
+      m::PolyVecL s1;
+      m::PolyVecK s2;
+      m::ExpandS(s1, s2, rho_prime);
+      m::SetPortableOnlyForTesting(false);
+      const m::Poly& got = c.index < m::kL ? s1.p[c.index] : s2.p[c.index - m::kL];
+      EXPECT_EQ(got.c, single.c) << (portable ? "portable" : "AVX2");
+      for (std::int32_t x : got.c) ASSERT_TRUE(x >= -m::kEta && x <= m::kEta);
+    }
+  }
+}
+
+// ExpandA's streams never need a sixth block in practice (more than 24 rejections at 1/1024
+// each), so the continuation of the four-way driver is checked on its own: stream n asks for n
+// blocks beyond the first two, stream 3 is unused, and every stream must see exactly the scalar
+// SHAKE128 output of its input.
+TEST(MlDsa65Sampling, FourWayDriverContinuesEachStreamOnItsOwn) {
+  if (!m::UseAvx2()) GTEST_SKIP() << "no AVX2 on this CPU";
+#if VEIL_HAVE_AVX2
+  constexpr std::size_t kRate = Shake128::kBlockSize;
+  std::array<std::array<std::uint8_t, 34>, 4> inputs;
+  std::array<const std::uint8_t*, 4> in;
+  for (std::size_t n = 0; n < 4; ++n) {
+    RandomBytes(inputs[n]);
+    in[n] = inputs[n].data();
+  }
+  std::array<std::vector<std::uint8_t>, 4> seen;
+  ShakeX4RejectionSampleAvx2<kRate, 2>(in, inputs[0].size(), 3,
+                                       [&](std::size_t n, std::span<const std::uint8_t> bytes) {
+                                         seen[n].insert(seen[n].end(), bytes.begin(), bytes.end());
+                                         return seen[n].size() >= (2 + n) * kRate;
+                                       });
+  for (std::size_t n = 0; n < 3; ++n) {
+    ASSERT_EQ(seen[n].size(), (2 + n) * kRate) << n;
+    Shake128 g;
+    g.Absorb(inputs[n]);
+    std::vector<std::uint8_t> want(seen[n].size());
+    g.Squeeze(want);
+    EXPECT_EQ(seen[n], want) << n;
+  }
+  EXPECT_TRUE(seen[3].empty());
+#endif
+}
+
+// The signing loop's MaskSampler keeps part of each four-way batch for the next kappa; its output
+// must be ExpandMask's for every kappa of a loop, on both paths.
+TEST(MlDsa65Sampling, MaskSamplerIsExpandMaskForEachKappa) {
+  std::array<std::uint8_t, m::kRhoPrimeBytes> rho_pp;
+  RandomBytes(rho_pp);
+  for (bool portable : {false, true}) {
+    if (!portable && !m::UseAvx2()) continue;
+    // From kappa = 0 as Algorithm 7 starts, and across the end of the 16-bit index range.
+    for (std::size_t start : {std::size_t{0}, 0x10000 - 13 * m::kL}) {
+      m::MaskSampler mask(rho_pp);
+      for (std::size_t kappa = start; kappa + m::kL <= 0x10000; kappa += m::kL) {
+        if (start == 0 && kappa > 12 * m::kL) break;
+        m::SetPortableOnlyForTesting(portable);
+        m::PolyVecL got;
+        mask.Expand(got, static_cast<std::uint16_t>(kappa));
+        m::SetPortableOnlyForTesting(true);
+        m::PolyVecL want;
+        m::ExpandMask(want, rho_pp, static_cast<std::uint16_t>(kappa));
+        m::SetPortableOnlyForTesting(false);
+        ASSERT_EQ(Flatten(got.p), Flatten(want.p)) << "kappa " << kappa;
+      }
+    }
   }
 }
 

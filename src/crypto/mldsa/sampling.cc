@@ -7,8 +7,11 @@
 #include <cstddef>
 #include <span>
 
+#include "../keccak4x.h"
 #include "packing.h"
+#include "simd.h"
 #include "veil/base/consttime.h"
+#include "veil/base/status.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/secret.h"
 
@@ -24,110 +27,266 @@ void PublishVerdicts(std::array<std::uint8_t, kCount>& accept, std::size_t count
   VEIL_DECLASSIFY(accept.data(), count);
 }
 
-// Algorithm 30 over a SHAKE128 stream already seeded with rho || s || r. Five blocks hold 280
-// three-byte candidates, enough for 256 coefficients unless more than 24 are rejected (each is
-// with probability (2^23 - q) / 2^23 < 0.001); more blocks follow when needed.
+// Algorithm 30, lines 4-11, over buf (whole three-byte candidates): appends the accepted
+// coefficients to a.c[j..] and returns the new j. Branches on the candidates: they come from the
+// public rho.
+std::size_t RejNttStepVartime(Poly& a, std::size_t j, std::span<const std::uint8_t> buf) {
+  for (std::size_t pos = 0; pos + 3 <= buf.size() && j < kN; pos += 3) {
+    // CoeffFromThreeBytes (Algorithm 14): the top bit of the third byte is dropped.
+    const std::uint32_t z = buf[pos] | static_cast<std::uint32_t>(buf[pos + 1]) << 8 |
+                            static_cast<std::uint32_t>(buf[pos + 2] & 0x7f) << 16;
+    if (z < static_cast<std::uint32_t>(kQ)) a.c[j++] = static_cast<std::int32_t>(z);
+  }
+  return j;
+}
+
+// Five SHAKE128 blocks hold 280 three-byte candidates, enough for 256 coefficients unless more than
+// 24 are rejected (each is with probability (2^23 - q) / 2^23 < 0.001); more blocks follow when
+// needed.
+constexpr std::size_t kRejNttFirstBlocks = 5;
+static_assert(Shake128::kBlockSize % 3 == 0, "candidates never straddle a block");
+
+// Algorithm 30 over a SHAKE128 stream already seeded with rho || s || r.
 void RejNttPolyVartime(Poly& a, Shake128& g) {
-  constexpr std::size_t kFirstBlocks = 5;
-  std::array<std::uint8_t, kFirstBlocks * Shake128::kBlockSize> buf;
-  static_assert(Shake128::kBlockSize % 3 == 0, "candidates never straddle a block");
+  std::array<std::uint8_t, kRejNttFirstBlocks * Shake128::kBlockSize> buf;
   g.SqueezeBlocks(buf);
-  std::size_t len = buf.size();
-  std::size_t j = 0;
-  while (true) {
-    for (std::size_t pos = 0; pos + 3 <= len && j < kN; pos += 3) {
-      // CoeffFromThreeBytes (Algorithm 14): the top bit of the third byte is dropped.
-      const std::uint32_t z = buf[pos] | static_cast<std::uint32_t>(buf[pos + 1]) << 8 |
-                              static_cast<std::uint32_t>(buf[pos + 2] & 0x7f) << 16;
-      if (z < static_cast<std::uint32_t>(kQ)) a.c[j++] = static_cast<std::int32_t>(z);
-    }
-    if (j == kN) return;
-    len = Shake128::kBlockSize;
-    g.SqueezeBlocks(std::span(buf).first<Shake128::kBlockSize>());
+  std::size_t j = RejNttStepVartime(a, 0, buf);
+  while (j < kN) {
+    const auto block = std::span(buf).first<Shake128::kBlockSize>();
+    g.SqueezeBlocks(block);
+    j = RejNttStepVartime(a, j, block);
   }
 }
+
+// Two SHAKE256 blocks give 544 nibbles for 256 coefficients at an acceptance rate of 9/16 (306
+// expected); more blocks follow when needed.
+constexpr std::size_t kRejBoundedFirstBlocks = 2;
+constexpr std::size_t kRejBoundedBufBytes = kRejBoundedFirstBlocks * Shake256::kBlockSize;
+
+// Algorithm 31, lines 4-14, over buf (at most kRejBoundedBufBytes): appends the accepted
+// coefficients to a.c[j..] and returns the new j, which is public (see PublishVerdicts).
+std::size_t RejBoundedStep(Poly& a, std::size_t j, std::span<const std::uint8_t> buf) {
+  // CoeffFromHalfByte (Algorithm 15) for eta = 4: a nibble b < 9 gives 4 - b, others are
+  // rejected. Verdicts first, for the whole buffer; they are public (see PublishVerdicts).
+  std::array<std::uint8_t, 2 * kRejBoundedBufBytes> accept;
+  const std::size_t len = buf.size();
+  VEIL_CHECK(len <= kRejBoundedBufBytes);
+  for (std::size_t pos = 0; pos < len; ++pos) {
+    accept[2 * pos] = (buf[pos] & 0x0f) < 2 * kEta + 1;
+    accept[2 * pos + 1] = (buf[pos] >> 4) < 2 * kEta + 1;
+  }
+  PublishVerdicts(accept, 2 * len);
+  // Every candidate is written at a.c[j] (in range: j < 256 holds on entry) and j advances only
+  // on acceptance, so the next candidate overwrites a rejected one; no branch mispredicts on
+  // the random verdicts.
+  for (std::size_t pos = 0; pos < 2 * len && j < kN; ++pos) {
+    a.c[j] = kEta - ((buf[pos / 2] >> (4 * (pos % 2))) & 0x0f);
+    j += accept[pos];
+  }
+  return j;
+}
+
+// rho' || IntegerToBytes(index, 2), the input of RejBoundedPoly and of ExpandMask's streams.
+void SeedWithIndex(std::array<std::uint8_t, kRhoPrimeBytes + 2>& seed,
+                   std::span<const std::uint8_t, kRhoPrimeBytes> rho_prime, std::uint16_t index) {
+  std::copy(rho_prime.begin(), rho_prime.end(), seed.begin());
+  seed[kRhoPrimeBytes] = static_cast<std::uint8_t>(index);
+  seed[kRhoPrimeBytes + 1] = static_cast<std::uint8_t>(index >> 8);
+}
+
+// One ExpandMask polynomial: BitUnpack of the first 640 bytes of SHAKE256(rho'' || index).
+void MaskPoly(Poly& y, std::span<const std::uint8_t, kRhoPrimeBytes> rho_pp, std::uint16_t index) {
+  std::array<std::uint8_t, kRhoPrimeBytes + 2> seed;
+  SeedWithIndex(seed, rho_pp, index);
+  // 640 bytes per polynomial: four full blocks and part of a fifth.
+  std::array<std::uint8_t, 5 * Shake256::kBlockSize> buf;
+  static_assert(5 * Shake256::kBlockSize >= kPolyZBytes);
+  Shake256 h;
+  h.Absorb(seed);
+  h.SqueezeBlocks(buf);
+  UnpackZ(y, std::span(buf).first<kPolyZBytes>());
+  SecureWipe(seed.data(), seed.size());
+  SecureWipe(buf.data(), buf.size());
+}
+
+#if VEIL_MLDSA_HAVE_AVX2
+// Four streams side by side on the 4-way Keccak (one x4 permutation costs less than two scalar
+// ones). Each of these takes `count` in [1, 4] polynomials; the unused streams of a partial batch
+// repeat the first input and are never read.
+
+// RejNTTPoly for A_hat[r][s], A_hat[r][s + 1], ... in row-major order from entry `first` (public).
+void ExpandAX4Vartime(MatrixA& a, std::span<const std::uint8_t, kSeedBytes> rho, std::size_t first,
+                      std::size_t count) {
+  std::array<std::array<std::uint8_t, kSeedBytes + 2>, 4> seeds;
+  std::array<const std::uint8_t*, 4> in;
+  std::array<Poly*, 4> polys;
+  for (std::size_t n = 0; n < 4; ++n) {
+    const std::size_t t = first + (n < count ? n : 0);
+    const std::size_t r = t / kL;
+    const std::size_t s = t % kL;
+    std::copy(rho.begin(), rho.end(), seeds[n].begin());
+    seeds[n][kSeedBytes] = static_cast<std::uint8_t>(s);
+    seeds[n][kSeedBytes + 1] = static_cast<std::uint8_t>(r);
+    in[n] = seeds[n].data();
+    polys[n] = &a.a[r][s];
+  }
+  std::array<std::size_t, 4> j = {};
+  ShakeX4RejectionSampleAvx2<Shake128::kBlockSize, kRejNttFirstBlocks>(
+      in, kSeedBytes + 2, count, [&](std::size_t n, std::span<const std::uint8_t> bytes) {
+        j[n] = RejNttStepVartime(*polys[n], j[n], bytes);
+        return j[n] == kN;
+      });
+}
+
+// RejBoundedPoly for polys[0 .. count) from the indices first, first + 1, ...
+void RejBoundedPolyX4(const std::array<Poly*, 4>& polys,
+                      std::span<const std::uint8_t, kRhoPrimeBytes> rho_prime, std::size_t first,
+                      std::size_t count) {
+  std::array<std::array<std::uint8_t, kRhoPrimeBytes + 2>, 4> seeds;
+  std::array<const std::uint8_t*, 4> in;
+  for (std::size_t n = 0; n < 4; ++n) {
+    SeedWithIndex(seeds[n], rho_prime, static_cast<std::uint16_t>(first + (n < count ? n : 0)));
+    in[n] = seeds[n].data();
+  }
+  // j is public: it counts accepted candidates, whose verdicts RejBoundedStep declassifies.
+  std::array<std::size_t, 4> j = {};
+  ShakeX4RejectionSampleAvx2<Shake256::kBlockSize, kRejBoundedFirstBlocks>(
+      in, kRhoPrimeBytes + 2, count, [&](std::size_t n, std::span<const std::uint8_t> bytes) {
+        j[n] = RejBoundedStep(*polys[n], j[n], bytes);
+        return j[n] == kN;
+      });
+  SecureWipe(seeds.data(), sizeof seeds);
+}
+
+// MaskPoly for the indices first .. first + 3 into y[0..3]: 640 bytes of each stream, no rejection.
+void ExpandMaskX4(std::span<Poly, 4> y, std::span<const std::uint8_t, kRhoPrimeBytes> rho_pp,
+                  std::uint16_t first) {
+  std::array<std::array<std::uint8_t, kRhoPrimeBytes + 2>, 4> seeds;
+  std::array<const std::uint8_t*, 4> in;
+  for (std::size_t n = 0; n < 4; ++n) {
+    SeedWithIndex(seeds[n], rho_pp, static_cast<std::uint16_t>(first + n));
+    in[n] = seeds[n].data();
+  }
+  KeccakX4State state;
+  ShakeX4AbsorbOnceAvx2(state, Shake256::kBlockSize, in, kRhoPrimeBytes + 2);
+  std::array<std::array<std::uint8_t, kPolyZBytes>, 4> buf;
+  std::array<std::uint8_t*, 4> out;
+  for (std::size_t pos = 0; pos < kPolyZBytes; pos += Shake256::kBlockSize) {
+    for (std::size_t n = 0; n < 4; ++n) out[n] = buf[n].data() + pos;
+    ShakeX4SqueezeBlockAvx2(state, Shake256::kBlockSize, out,
+                            std::min(Shake256::kBlockSize, kPolyZBytes - pos));
+  }
+  for (std::size_t n = 0; n < 4; ++n) UnpackZ(y[n], buf[n]);
+  SecureWipe(seeds.data(), sizeof seeds);
+  SecureWipe(buf.data(), sizeof buf);
+  SecureWipe(&state, sizeof state);
+}
+#endif
 
 }  // namespace
 
 void ExpandAVartime(MatrixA& a, std::span<const std::uint8_t, kSeedBytes> rho) {
+  std::size_t done = 0;
+#if VEIL_MLDSA_HAVE_AVX2
+  if (UseAvx2()) {
+    // 30 entries: seven batches of four and one of two.
+    for (; done < kK * kL; done += 4) {
+      ExpandAX4Vartime(a, rho, done, std::min<std::size_t>(4, kK * kL - done));
+    }
+  }
+#endif
   std::array<std::uint8_t, kSeedBytes + 2> seed;
   std::copy(rho.begin(), rho.end(), seed.begin());
-  for (std::size_t r = 0; r < kK; ++r) {
-    for (std::size_t s = 0; s < kL; ++s) {
-      seed[kSeedBytes] = static_cast<std::uint8_t>(s);
-      seed[kSeedBytes + 1] = static_cast<std::uint8_t>(r);
-      Shake128 g;
-      g.Absorb(seed);
-      RejNttPolyVartime(a.a[r][s], g);
-    }
+  for (; done < kK * kL; ++done) {
+    const std::size_t r = done / kL;
+    const std::size_t s = done % kL;
+    seed[kSeedBytes] = static_cast<std::uint8_t>(s);
+    seed[kSeedBytes + 1] = static_cast<std::uint8_t>(r);
+    Shake128 g;
+    g.Absorb(seed);
+    RejNttPolyVartime(a.a[r][s], g);
   }
 }
 
 void RejBoundedPoly(Poly& a, std::span<const std::uint8_t, kRhoPrimeBytes> rho_prime,
                     std::uint16_t index) {
   std::array<std::uint8_t, kRhoPrimeBytes + 2> seed;
-  std::copy(rho_prime.begin(), rho_prime.end(), seed.begin());
-  seed[kRhoPrimeBytes] = static_cast<std::uint8_t>(index);
-  seed[kRhoPrimeBytes + 1] = static_cast<std::uint8_t>(index >> 8);
+  SeedWithIndex(seed, rho_prime, index);
   Shake256 h;
   h.Absorb(seed);
   SecureWipe(seed.data(), seed.size());
-  // Two blocks give 544 nibbles for 256 coefficients at an acceptance rate of 9/16 (306 expected).
-  constexpr std::size_t kBufBytes = 2 * Shake256::kBlockSize;
-  std::array<std::uint8_t, kBufBytes> buf;
+  std::array<std::uint8_t, kRejBoundedBufBytes> buf;
   h.SqueezeBlocks(buf);
-  std::array<std::uint8_t, 2 * kBufBytes> accept;
-  std::size_t len = buf.size();
-  std::size_t j = 0;
-  while (true) {
-    // CoeffFromHalfByte (Algorithm 15) for eta = 4: a nibble b < 9 gives 4 - b, others are
-    // rejected. Verdicts first, for the whole buffer; they are public (see PublishVerdicts).
-    for (std::size_t pos = 0; pos < len; ++pos) {
-      accept[2 * pos] = (buf[pos] & 0x0f) < 2 * kEta + 1;
-      accept[2 * pos + 1] = (buf[pos] >> 4) < 2 * kEta + 1;
-    }
-    PublishVerdicts(accept, 2 * len);
-    // Every candidate is written at a.c[j] (in range: j < 256 holds on entry) and j advances only
-    // on acceptance, so the next candidate overwrites a rejected one; no branch mispredicts on
-    // the random verdicts.
-    for (std::size_t pos = 0; pos < 2 * len && j < kN; ++pos) {
-      a.c[j] = kEta - ((buf[pos / 2] >> (4 * (pos % 2))) & 0x0f);
-      j += accept[pos];
-    }
-    if (j == kN) break;
-    len = Shake256::kBlockSize;
-    h.SqueezeBlocks(std::span(buf).first<Shake256::kBlockSize>());
+  std::size_t j = RejBoundedStep(a, 0, buf);
+  while (j < kN) {
+    const auto block = std::span(buf).first<Shake256::kBlockSize>();
+    h.SqueezeBlocks(block);
+    j = RejBoundedStep(a, j, block);
   }
   SecureWipe(buf.data(), buf.size());
 }
 
 void ExpandS(PolyVecL& s1, PolyVecK& s2, std::span<const std::uint8_t, kRhoPrimeBytes> rho_prime) {
-  for (std::size_t r = 0; r < kL; ++r) {
-    RejBoundedPoly(s1.p[r], rho_prime, static_cast<std::uint16_t>(r));
+  // s1[r] from index r, s2[r] from index l + r.
+  std::array<Poly*, kL + kK> polys;
+  for (std::size_t r = 0; r < kL; ++r) polys[r] = &s1.p[r];
+  for (std::size_t r = 0; r < kK; ++r) polys[kL + r] = &s2.p[r];
+  std::size_t done = 0;
+#if VEIL_MLDSA_HAVE_AVX2
+  if (UseAvx2()) {
+    // 11 polynomials: batches of four, four and three.
+    for (; done < polys.size(); done += 4) {
+      const std::size_t count = std::min<std::size_t>(4, polys.size() - done);
+      std::array<Poly*, 4> batch;
+      for (std::size_t n = 0; n < 4; ++n) batch[n] = polys[done + (n < count ? n : 0)];
+      RejBoundedPolyX4(batch, rho_prime, done, count);
+    }
   }
-  for (std::size_t r = 0; r < kK; ++r) {
-    RejBoundedPoly(s2.p[r], rho_prime, static_cast<std::uint16_t>(r + kL));
+#endif
+  for (; done < polys.size(); ++done) {
+    RejBoundedPoly(*polys[done], rho_prime, static_cast<std::uint16_t>(done));
   }
 }
 
 void ExpandMask(PolyVecL& y, std::span<const std::uint8_t, kRhoPrimeBytes> rho_pp,
                 std::uint16_t kappa) {
-  std::array<std::uint8_t, kRhoPrimeBytes + 2> seed;
-  std::copy(rho_pp.begin(), rho_pp.end(), seed.begin());
-  // 640 bytes per polynomial: four full blocks and part of a fifth.
-  std::array<std::uint8_t, 5 * Shake256::kBlockSize> buf;
-  static_assert(5 * Shake256::kBlockSize >= kPolyZBytes);
-  for (std::size_t r = 0; r < kL; ++r) {
-    const auto index = static_cast<std::uint16_t>(kappa + r);
-    seed[kRhoPrimeBytes] = static_cast<std::uint8_t>(index);
-    seed[kRhoPrimeBytes + 1] = static_cast<std::uint8_t>(index >> 8);
-    Shake256 h;
-    h.Absorb(seed);
-    h.SqueezeBlocks(buf);
-    UnpackZ(y.p[r], std::span(buf).first<kPolyZBytes>());
+  std::size_t done = 0;
+#if VEIL_MLDSA_HAVE_AVX2
+  if (UseAvx2()) {
+    // y[0..3] on the 4-way Keccak, y[4] on the scalar one: five scalar permutations cost less
+    // than a second x4 batch.
+    ExpandMaskX4(std::span(y.p).first<4>(), rho_pp, kappa);
+    done = 4;
   }
-  SecureWipe(seed.data(), seed.size());
-  SecureWipe(buf.data(), buf.size());
+#endif
+  for (; done < kL; ++done) MaskPoly(y.p[done], rho_pp, static_cast<std::uint16_t>(kappa + done));
+}
+
+MaskSampler::~MaskSampler() { SecureWipe(&batch_, sizeof batch_); }
+
+void MaskSampler::Expand(PolyVecL& y, std::uint16_t kappa) {
+  std::size_t r = 0;
+#if VEIL_MLDSA_HAVE_AVX2
+  if (UseAvx2()) {
+    // Indices kappa + r are public, and so is every branch here.
+    while (r < kL) {
+      const std::uint32_t index = kappa + static_cast<std::uint32_t>(r);
+      if (batch_valid_ && index - batch_first_ < batch_.size()) {
+        y.p[r++] = batch_[index - batch_first_];
+      } else if (r + 4 <= kL) {
+        ExpandMaskX4(std::span(y.p).subspan(r).first<4>(), rho_pp_,
+                     static_cast<std::uint16_t>(index));
+        r += 4;
+      } else {
+        // Indices past 0xffff wrap to 16 bits as ExpandMask's do (sign.cc never gets there).
+        ExpandMaskX4(batch_, rho_pp_, static_cast<std::uint16_t>(index));
+        batch_first_ = index;
+        batch_valid_ = true;
+      }
+    }
+  }
+#endif
+  for (; r < kL; ++r) MaskPoly(y.p[r], rho_pp_, static_cast<std::uint16_t>(kappa + r));
 }
 
 void SampleInBall(Poly& c, std::span<const std::uint8_t, kCTildeBytes> c_tilde) {

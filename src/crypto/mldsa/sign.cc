@@ -207,9 +207,10 @@ void SignMu(std::span<std::uint8_t, kSignatureBytes> sig, const SecretKeyState& 
   }
   // kappa is 16 bits in ExpandMask; 13107 iterations are never reached (each accepts with
   // probability about 1/5), so running out is a broken invariant, not an input error.
+  MaskSampler mask(s.rho_pp);
   for (std::uint32_t kappa = 0;; kappa += kL) {
     VEIL_CHECK_MSG(kappa + kL <= 0x10000, "ML-DSA: rejection loop did not terminate");
-    ExpandMask(s.y, s.rho_pp, static_cast<std::uint16_t>(kappa));  // line 11
+    mask.Expand(s.y, static_cast<std::uint16_t>(kappa));  // line 11
 
     // w = NTT^-1(A_hat o NTT(y)) in [0, q), w1 = HighBits(w) (lines 12, 13).
     s.y_hat = s.y;
