@@ -193,15 +193,19 @@ Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const Ristr
   const std::size_t n = scalars.size();
   // Window width by the cost model of docs/notes/ec.md: windows * (7 n + 18 * 2^(w-1)) field
   // multiplications, minimised.
-  const unsigned w = n < 300 ? 6 : n < 800 ? 7 : 8;
-  std::vector<std::vector<std::int32_t>> digits(n);
+  const unsigned w = n < 300 ? 6 : n < 800 ? 7 : n < 2500 ? 8 : 9;
+  // Digits window-major, so each window's pass over the points reads them in order.
+  const std::size_t windows = (253 + w - 1) / w + 1;
+  std::vector<std::int16_t> digits(windows * n);
   std::vector<Extended> pts(n);
   for (std::size_t j = 0; j < n; ++j) {
-    digits[j] = SignedRadixDigits(scalars[j], w);
+    const std::vector<std::int32_t> d = SignedRadixDigits(scalars[j], w);
+    for (std::size_t win = 0; win < windows; ++win) {
+      digits[win * n + j] = static_cast<std::int16_t>(d[win]);
+    }
     pts[j] = points[j].edwards();
   }
   const std::vector<AffineNiels> niels = ToAffineNielsBatch(pts);
-  const std::size_t windows = digits.empty() ? 0 : digits[0].size();
   const std::size_t bucket_count = std::size_t{1} << (w - 1);
   std::vector<Extended> buckets(bucket_count);
   std::vector<bool> used(bucket_count);
@@ -210,7 +214,7 @@ Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const Ristr
     for (std::size_t k = 0; k < w; ++k) total = internal::DoubleExt(total);
     std::fill(used.begin(), used.end(), false);
     for (std::size_t j = 0; j < n; ++j) {
-      const std::int32_t d = digits[j][win];
+      const std::int32_t d = digits[win * n + j];
       if (d == 0) continue;
       const auto idx = static_cast<std::size_t>((d > 0 ? d : -d) - 1);
       const AffineNiels& q = niels[j];
@@ -310,7 +314,9 @@ RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
                                      std::span<const RistrettoPoint> points) {
   VEIL_CHECK_MSG(scalars.size() == points.size(), "MultiScalarMulVartime: spans differ in length");
   if (scalars.empty()) return RistrettoPoint();
-  constexpr std::size_t kPippengerFrom = 96;  // where Pippenger's cost drops below Straus's
+  // Where Pippenger's cost drops below Straus's by the model of docs/notes/ec.md (per point:
+  // Straus 416 + 1792/n multiplications, Pippenger with w = 6 about 44 (7 + 576/n)).
+  constexpr std::size_t kPippengerFrom = 190;
   return RistrettoPoint::FromEdwardsUnchecked(scalars.size() < kPippengerFrom
                                                   ? StrausVartime(scalars, points)
                                                   : PippengerVartime(scalars, points));
