@@ -53,12 +53,12 @@ template <int kN>
 }
 
 [[gnu::always_inline]] VEIL_AVX2 inline __m256i LoadLane(const KeccakX4State& state,
-                                                               std::size_t w) {
+                                                         std::size_t w) {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(state.s[w].data()));
 }
 
 [[gnu::always_inline]] VEIL_AVX2 inline void StoreLane(KeccakX4State& state, std::size_t w,
-                                                             __m256i v) {
+                                                       __m256i v) {
   _mm256_store_si256(reinterpret_cast<__m256i*>(state.s[w].data()), v);
 }
 
@@ -67,7 +67,7 @@ template <int kN>
 // keccak.cc: b[x] = ROT(A[x'][y'] ^ D[x'], r[x'][y']) with (x, y) = (y', 2x' + 3y') (rho and pi),
 // then chi along the plane, iota on lane (0, 0).
 [[gnu::always_inline]] VEIL_AVX2 inline void Round(const LanesX4& a, LanesX4& e, __m256i* c,
-                                                         __m256i rc) {
+                                                   __m256i rc) {
   const __m256i d0 = Xor(c[4], Rotl<1>(c[1]));
   const __m256i d1 = Xor(c[0], Rotl<1>(c[2]));
   const __m256i d2 = Xor(c[1], Rotl<1>(c[3]));

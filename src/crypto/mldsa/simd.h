@@ -13,10 +13,9 @@
 
 #include <cstdint>
 
+#include "../cpu.h"
 #include "params.h"
 #include "reduce.h"
-
-#include "../cpu.h"
 
 #define VEIL_MLDSA_HAVE_AVX2 VEIL_HAVE_AVX2
 #if VEIL_HAVE_AVX2
