@@ -133,23 +133,16 @@ SchnorrSignature SchnorrSigningKey::SignWithRandomness(
 
 // ---- Signatures ----
 
+static_assert(kSchnorrSignatureSize == 64, "R || s");
+
 Result<SchnorrSignature> SchnorrSignature::Decode(ByteView bytes) {
-  if (bytes.size() != kSchnorrSignatureSize) {
-    return InvalidArgument("Schnorr signature: must be 64 bytes");
-  }
-  VEIL_ASSIGN_OR_RETURN(ec::CompressedRistretto r,
-                        ec::CompressedRistretto::FromBytes(bytes.first(32)));
-  VEIL_ASSIGN_OR_RETURN(ec::RistrettoPoint r_point, r.Decode());
-  VEIL_ASSIGN_OR_RETURN(ec::Scalar s, ec::Scalar::FromCanonical(bytes.subspan(32)));
-  return SchnorrSignature(r, r_point, s);
+  VEIL_ASSIGN_OR_RETURN(SchnorrInternal::RsParts p,
+                        SchnorrInternal::DecodeRs(bytes, "Schnorr signature"));
+  return SchnorrSignature(p.r, p.r_point, p.s);
 }
 
 SchnorrSignature::Bytes SchnorrSignature::Encode() const {
-  Bytes out{};
-  const auto s = s_.ToBytes();
-  std::copy(r_encoding_.bytes().begin(), r_encoding_.bytes().end(), out.begin());
-  std::copy(s.begin(), s.end(), out.begin() + 32);
-  return out;
+  return SchnorrInternal::EncodeRs(r_encoding_, s_);
 }
 
 // ---- Verification ----
