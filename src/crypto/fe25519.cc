@@ -3,20 +3,12 @@
 
 #include <utility>
 
+#include "veil/base/bytes.h"
+
 namespace veil::crypto {
 namespace {
 
 using fe25519_detail::kMask51;
-
-std::uint64_t Load64(const std::uint8_t* p) {
-  std::uint64_t w = 0;
-  for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
-  return w;
-}
-
-void Store64(std::uint8_t* p, std::uint64_t w) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(w >> (8 * i));
-}
 
 // 1 when the 32 bytes are all zero, without a branch on them.
 std::uint64_t BytesAreZero(const std::array<std::uint8_t, 32>& b) {
@@ -49,8 +41,9 @@ const Fe25519 kFeSqrtM1{{1718705420411056ULL, 234908883556509ULL, 22335144725740
 
 Fe25519 FeFromBytes(std::span<const std::uint8_t, 32> in) {
   const std::uint8_t* p = in.data();
-  return {{Load64(p) & kMask51, (Load64(p + 6) >> 3) & kMask51, (Load64(p + 12) >> 6) & kMask51,
-           (Load64(p + 19) >> 1) & kMask51, (Load64(p + 24) >> 12) & kMask51}};
+  return {{LoadLe64(p) & kMask51, (LoadLe64(p + 6) >> 3) & kMask51,
+           (LoadLe64(p + 12) >> 6) & kMask51, (LoadLe64(p + 19) >> 1) & kMask51,
+           (LoadLe64(p + 24) >> 12) & kMask51}};
 }
 
 std::array<std::uint8_t, 32> FeToBytes(const Fe25519& a) {
@@ -73,10 +66,10 @@ std::array<std::uint8_t, 32> FeToBytes(const Fe25519& a) {
   h.v[3] &= kMask51;
   h.v[4] &= kMask51;
   std::array<std::uint8_t, 32> out;
-  Store64(out.data(), h.v[0] | h.v[1] << 51);
-  Store64(out.data() + 8, h.v[1] >> 13 | h.v[2] << 38);
-  Store64(out.data() + 16, h.v[2] >> 26 | h.v[3] << 25);
-  Store64(out.data() + 24, h.v[3] >> 39 | h.v[4] << 12);
+  StoreLe64(out.data(), h.v[0] | h.v[1] << 51);
+  StoreLe64(out.data() + 8, h.v[1] >> 13 | h.v[2] << 38);
+  StoreLe64(out.data() + 16, h.v[2] >> 26 | h.v[3] << 25);
+  StoreLe64(out.data() + 24, h.v[3] >> 39 | h.v[4] << 12);
   return out;
 }
 

@@ -171,24 +171,7 @@ struct Lanes {
   }
 }
 
-// Bytes to lanes, little-endian (FIPS 202 sec. B.1); memcpy compiles to one load on x86-64.
-inline std::uint64_t LoadLe64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(&v, p, 8);
-  } else {
-    for (std::size_t i = 0; i < 8; ++i) v |= std::uint64_t{p[i]} << (8 * i);
-  }
-  return v;
-}
-
-inline void StoreLe64(std::uint8_t* p, std::uint64_t v) {
-  if constexpr (std::endian::native == std::endian::little) {
-    std::memcpy(p, &v, 8);
-  } else {
-    for (std::size_t i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-  }
-}
+// Bytes to lanes are little-endian (FIPS 202 sec. B.1): LoadLe64/StoreLe64 from base/bytes.h.
 
 // XORs n bytes into the state starting at byte offset pos.
 void XorBytes(KeccakState& state, std::size_t pos, const std::uint8_t* p, std::size_t n) {

@@ -34,16 +34,10 @@ constexpr Limbs kRR = {0x0009d265e952d13bULL, 0x000d63c715bea69fULL, 0x0005be65c
 
 U128 M(std::uint64_t a, std::uint64_t b) { return static_cast<U128>(a) * b; }
 
-std::uint64_t Load64(const std::uint8_t* p) {
-  std::uint64_t w = 0;
-  for (int i = 7; i >= 0; --i) w = (w << 8) | p[i];
-  return w;
-}
-
 // 256 bits into limbs (the top limb holds 48 bits).
 Limbs Unpack(const std::uint8_t* b) {
   std::array<std::uint64_t, 4> w;
-  for (std::size_t i = 0; i < 4; ++i) w[i] = Load64(b + 8 * i);
+  for (std::size_t i = 0; i < 4; ++i) w[i] = LoadLe64(b + 8 * i);
   return {w[0] & kMask52, ((w[0] >> 52) | (w[1] << 12)) & kMask52,
           ((w[1] >> 40) | (w[2] << 24)) & kMask52, ((w[2] >> 28) | (w[3] << 36)) & kMask52,
           w[3] >> 16};
@@ -123,11 +117,9 @@ std::uint64_t IsZeroMask(const Limbs& v) {
 
 void Store(const Limbs& v, std::uint8_t* out) {
   // 260 bits of limbs, of which the value uses at most 253.
-  std::array<std::uint64_t, 4> w = {v[0] | v[1] << 52, v[1] >> 12 | v[2] << 40,
-                                    v[2] >> 24 | v[3] << 28, v[3] >> 36 | v[4] << 16};
-  for (std::size_t i = 0; i < 4; ++i) {
-    for (std::size_t j = 0; j < 8; ++j) out[8 * i + j] = static_cast<std::uint8_t>(w[i] >> (8 * j));
-  }
+  const std::array<std::uint64_t, 4> w = {v[0] | v[1] << 52, v[1] >> 12 | v[2] << 40,
+                                          v[2] >> 24 | v[3] << 28, v[3] >> 36 | v[4] << 16};
+  for (std::size_t i = 0; i < 4; ++i) StoreLe64(out + 8 * i, w[i]);
 }
 
 }  // namespace
@@ -159,7 +151,7 @@ Scalar Scalar::FromBytesModOrderWide(std::span<const std::uint8_t, 64> bytes) {
   // x = lo + 2^260 hi with lo, hi < 2^260: x mod l = lo R / R + hi R^2 / R.
   Limbs lo, hi;
   std::array<std::uint64_t, 8> w;
-  for (std::size_t i = 0; i < 8; ++i) w[i] = Load64(bytes.data() + 8 * i);
+  for (std::size_t i = 0; i < 8; ++i) w[i] = LoadLe64(bytes.data() + 8 * i);
   lo = {w[0] & kMask52, ((w[0] >> 52) | (w[1] << 12)) & kMask52,
         ((w[1] >> 40) | (w[2] << 24)) & kMask52, ((w[2] >> 28) | (w[3] << 36)) & kMask52,
         ((w[3] >> 16) | (w[4] << 48)) & kMask52};
@@ -267,7 +259,7 @@ std::array<std::int8_t, 64> Scalar::ToRadix16() const {
 std::array<std::int8_t, 256> Scalar::ToNafVartime(int w) const {
   const Bytes b = ToBytes();
   std::array<std::uint64_t, 5> x{};
-  for (std::size_t i = 0; i < 4; ++i) x[i] = Load64(b.data() + 8 * i);
+  for (std::size_t i = 0; i < 4; ++i) x[i] = LoadLe64(b.data() + 8 * i);
   std::array<std::int8_t, 256> naf{};
   const std::uint64_t width = std::uint64_t{1} << w;
   const std::uint64_t window_mask = width - 1;

@@ -168,7 +168,7 @@ Extended StrausVartime(std::span<const Scalar> scalars, std::span<const Ristrett
 std::vector<std::int32_t> SignedRadixDigits(const Scalar& s, unsigned w) {
   const Scalar::Bytes b = s.ToBytes();
   std::array<std::uint64_t, 5> words{};
-  for (std::size_t i = 0; i < 32; ++i) words[i / 8] |= std::uint64_t{b[i]} << (8 * (i % 8));
+  for (std::size_t i = 0; i < 4; ++i) words[i] = LoadLe64(b.data() + 8 * i);
   const std::size_t count = (253 + w - 1) / w + 1;
   std::vector<std::int32_t> d(count);
   const std::int32_t radix = 1 << w;
