@@ -11,6 +11,7 @@
 
 #include "edwards.h"
 #include "veil/base/status.h"
+#include "veil/crypto/secret.h"
 #include "veil/ec/ristretto.h"
 
 namespace veil::ec {
@@ -277,6 +278,57 @@ RistrettoPoint operator*(const Scalar& s, const RistrettoPoint& p) {
   }
   const Extended q = internal::ToExtended(c);
   return RistrettoPoint::FromEdwardsUnchecked(q);
+}
+
+struct MultiScalarMulTable::Impl {
+  std::vector<std::array<ProjectiveNiels, 8>> tables;
+};
+
+MultiScalarMulTable::MultiScalarMulTable(std::span<const RistrettoPoint> points)
+    : size_(points.size()) {
+  auto impl = std::make_shared<Impl>();
+  impl->tables.resize(points.size());
+  for (std::size_t j = 0; j < points.size(); ++j) {
+    const Extended& p = points[j].edwards();
+    Extended m = p;
+    for (std::size_t k = 0; k < 8; ++k) {
+      impl->tables[j][k] = internal::ToNiels(m);
+      m = internal::AddExt(m, p);
+    }
+  }
+  impl_ = std::move(impl);
+}
+
+RistrettoPoint MultiScalarMulTable::Mul(std::span<const Scalar> scalars) const {
+  VEIL_CHECK_MSG(scalars.size() == size_, "MultiScalarMulTable::Mul: wrong number of scalars");
+  const std::size_t n = size_;
+  if (n == 0) return RistrettoPoint();
+  // One doubling chain (4 per digit) shared by every point; each digit costs one table lookup
+  // (all 8 entries read) and one addition, even for a zero digit, so nothing depends on the
+  // scalars.
+  std::vector<std::array<std::int8_t, 64>> digits(n);
+  for (std::size_t j = 0; j < n; ++j) digits[j] = scalars[j].ToRadix16();
+  const auto& tables = impl_->tables;
+  Extended acc = internal::kIdentity;
+  for (std::size_t i = 64; i-- > 0;) {
+    if (i != 63) {
+      Completed c = internal::Double(internal::ToProjective(acc));
+      for (int k = 0; k < 3; ++k) c = internal::Double(internal::ToProjective(c));
+      acc = internal::ToExtended(c);
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      acc = internal::ToExtended(internal::Add(
+          acc, internal::LookupSigned(tables[j], digits[j][i], internal::kNielsIdentity)));
+    }
+  }
+  crypto::SecureWipe(digits.data(), digits.size() * sizeof(digits[0]));
+  return RistrettoPoint::FromEdwardsUnchecked(acc);
+}
+
+RistrettoPoint MultiScalarMul(std::span<const Scalar> scalars,
+                              std::span<const RistrettoPoint> points) {
+  VEIL_CHECK_MSG(scalars.size() == points.size(), "MultiScalarMul: spans differ in length");
+  return MultiScalarMulTable(points).Mul(scalars);
 }
 
 RistrettoPoint RistrettoPoint::MulVartime(const Scalar& s) const {

@@ -1,5 +1,7 @@
 // Constant-time checks for the group floor (ec/): scalar arithmetic and every constant-time
 // scalar multiplication with the scalar marked secret, and point encoding of a secret point.
+#include <vector>
+
 #include "ctime.h"
 #include "veil/ec/ristretto.h"
 
@@ -44,6 +46,19 @@ VEIL_CTIME_CHECK(ScalarMultiplicationsOnSecretScalars) {
   Declassify(&e, sizeof e);
   bool eq = r1 == r3;
   Declassify(&eq, sizeof eq);
+}
+
+VEIL_CTIME_CHECK(ConstantTimeMultiScalarMulOnSecretScalars) {
+  std::vector<Scalar> s;
+  std::vector<RistrettoPoint> p;
+  for (int i = 0; i < 5; ++i) {
+    s.push_back(Scalar::Random());
+    p.push_back(BasepointMul(Scalar::Random()));
+  }
+  s[1] = Scalar();  // a zero digit string must not show either
+  Classify(s.data(), s.size() * sizeof(Scalar));
+  CompressedRistretto e = MultiScalarMul(s, p).Encode();
+  Declassify(&e, sizeof e);
 }
 
 VEIL_CTIME_CHECK(HashToGroupOnSecretInput) {

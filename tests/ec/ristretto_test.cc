@@ -217,6 +217,34 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   EXPECT_TRUE(MultiScalarMulVartime({}, {}).IsIdentity());
 }
 
+TEST_F(RistrettoTest, ConstantTimeMultiScalarMulMatchesTheNaiveSum) {
+  for (const std::size_t n : std::vector<std::size_t>{1, 2, 3, 8, 33, 100}) {
+    std::vector<Scalar> s;
+    std::vector<RistrettoPoint> p;
+    for (std::size_t i = 0; i < n; ++i) {
+      s.push_back(Scalar::Random());
+      p.push_back(BasepointMul(Scalar::Random()));
+    }
+    ASSERT_TRUE(MultiScalarMul(s, p) == NaiveSum(s, p)) << "n=" << n;
+    // Zero, one, l - 1, the identity and repeated points.
+    s[0] = Scalar();
+    if (n > 1) s[1] = Scalar::One();
+    if (n > 2) s[2] = -Scalar::One();
+    if (n > 3) p[3] = RistrettoPoint::Identity();
+    if (n > 5) p[5] = p[4];
+    ASSERT_TRUE(MultiScalarMul(s, p) == NaiveSum(s, p)) << "edge n=" << n;
+    // One table, several sums.
+    const MultiScalarMulTable table(p);
+    EXPECT_EQ(table.size(), n);
+    for (int round = 0; round < 3; ++round) {
+      for (auto& x : s) x = Scalar::Random();
+      ASSERT_TRUE(table.Mul(s) == NaiveSum(s, p)) << "table n=" << n;
+    }
+  }
+  EXPECT_TRUE(MultiScalarMul({}, {}).IsIdentity());
+  EXPECT_TRUE(MultiScalarMulTable({}).Mul({}).IsIdentity());
+}
+
 TEST_F(RistrettoTest, SumAndBatchCodecs) {
   std::vector<RistrettoPoint> pts;
   RistrettoPoint expect;

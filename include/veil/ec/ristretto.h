@@ -145,6 +145,29 @@ RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoP
 RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
                                      std::span<const RistrettoPoint> points);
 
+// sum s_i P_i, constant time in the scalars and the points (Straus over signed radix-16 digits,
+// every table entry read for every digit): for provers, whose scalars are secret. The spans must
+// have the same length (a mismatch aborts); an empty sum is the identity.
+RistrettoPoint MultiScalarMul(std::span<const Scalar> scalars,
+                              std::span<const RistrettoPoint> points);
+
+// The tables behind MultiScalarMul (1P..8P per point) built once for a fixed list of points, for
+// a prover that computes several constant-time sums over the same points (one-of-many proofs,
+// inner-product rounds). About 1.3 KiB per point. Copies share the tables.
+class MultiScalarMulTable {
+ public:
+  explicit MultiScalarMulTable(std::span<const RistrettoPoint> points);
+  // sum s_i P_i, constant time; scalars.size() must equal size() (a mismatch aborts).
+  RistrettoPoint Mul(std::span<const Scalar> scalars) const;
+  std::size_t size() const { return size_; }
+
+  struct Impl;
+
+ private:
+  std::size_t size_ = 0;
+  std::shared_ptr<const Impl> impl_;
+};
+
 // sum P_i.
 RistrettoPoint Sum(std::span<const RistrettoPoint> points);
 
