@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "edwards.h"
+#include "veil/base/consttime.h"
 #include "veil/base/status.h"
 #include "veil/crypto/secret.h"
 #include "veil/ec/ristretto.h"
@@ -257,27 +258,48 @@ RistrettoPoint FixedBaseTable::Mul(const Scalar& s) const {
 
 RistrettoPoint BasepointMul(const Scalar& s) { return BasepointTable().Mul(s); }
 
-RistrettoPoint operator*(const Scalar& s, const RistrettoPoint& p) {
+namespace {
+
+// [s]P, constant time, over the signed radix-16 digits d[top..0] of s (top = 63 for any scalar,
+// 32 for s < 2^128: the digits above are zero).
+Extended VariableBaseMul(const Scalar& s, const Extended& p, std::size_t top) {
   std::array<ProjectiveNiels, 8> table;
-  Extended m = p.edwards();
+  Extended m = p;
   for (std::size_t k = 0; k < 8; ++k) {
     table[k] = internal::ToNiels(m);
-    m = internal::AddExt(m, p.edwards());
+    m = internal::AddExt(m, p);
   }
-  const std::array<std::int8_t, 64> d = s.ToRadix16();
+  std::array<std::int8_t, 64> d = s.ToRadix16();
   // After each table addition only X, Y, Z are needed (the next step doubles), so the completed
   // point goes to projective coordinates (3M); the fourth doubling goes to extended (4M), which
   // the addition needs.
   Completed c = internal::Add(internal::kIdentity,
-                              internal::LookupSigned(table, d[63], internal::kNielsIdentity));
-  for (std::size_t i = 63; i-- > 0;) {
+                              internal::LookupSigned(table, d[top], internal::kNielsIdentity));
+  for (std::size_t i = top; i-- > 0;) {
     c = internal::Double(internal::ToProjective(c));
     for (int k = 0; k < 3; ++k) c = internal::Double(internal::ToProjective(c));
     c = internal::Add(internal::ToExtended(c),
                       internal::LookupSigned(table, d[i], internal::kNielsIdentity));
   }
-  const Extended q = internal::ToExtended(c);
-  return RistrettoPoint::FromEdwardsUnchecked(q);
+  crypto::SecureWipe(d.data(), d.size());
+  return internal::ToExtended(c);
+}
+
+}  // namespace
+
+RistrettoPoint operator*(const Scalar& s, const RistrettoPoint& p) {
+  return RistrettoPoint::FromEdwardsUnchecked(VariableBaseMul(s, p.edwards(), 63));
+}
+
+RistrettoPoint MulShort(const Scalar& s, const RistrettoPoint& p) {
+  const Scalar::Bytes b = s.ToBytes();
+  std::uint8_t high = 0;
+  for (std::size_t i = 16; i < 32; ++i) high |= b[i];
+  bool below = high == 0;  // a precondition, true for every correct caller: nothing to hide
+  VEIL_DECLASSIFY(&below, sizeof below);
+  VEIL_CHECK_MSG(below, "MulShort: scalar is not below 2^128");
+  // s < 2^128: digits 0..31 carry at most a 1 into digit 32.
+  return RistrettoPoint::FromEdwardsUnchecked(VariableBaseMul(s, p.edwards(), 32));
 }
 
 struct MultiScalarMulTable::Impl {

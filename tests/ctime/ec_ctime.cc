@@ -1,5 +1,8 @@
 // Constant-time checks for the group floor (ec/): scalar arithmetic and every constant-time
 // scalar multiplication with the scalar marked secret, and point encoding of a secret point.
+#include <sodium.h>
+
+#include <array>
 #include <vector>
 
 #include "ctime.h"
@@ -41,6 +44,12 @@ VEIL_CTIME_CHECK(ScalarMultiplicationsOnSecretScalars) {
   RistrettoPoint r1 = s * p;
   RistrettoPoint r2 = BasepointMul(s);
   RistrettoPoint r3 = table.Mul(s);
+  std::array<std::uint8_t, 32> short_bytes{};
+  randombytes_buf(short_bytes.data(), 16);
+  Scalar short_s = Scalar::FromBytesModOrder(short_bytes);
+  Classify(&short_s, sizeof short_s);
+  CompressedRistretto es = MulShort(short_s, p).Encode();
+  Declassify(&es, sizeof es);
   RistrettoPoint sum = r1 + r2 - r3;
   CompressedRistretto e = sum.Encode();  // encoding a secret point
   Declassify(&e, sizeof e);

@@ -217,6 +217,20 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   EXPECT_TRUE(MultiScalarMulVartime({}, {}).IsIdentity());
 }
 
+TEST_F(RistrettoTest, ShortScalarMultiplication) {
+  std::array<std::uint8_t, 32> b{};
+  for (int i = 0; i < 50; ++i) {
+    randombytes_buf(b.data(), 16);
+    if (i == 0) std::fill(b.begin(), b.begin() + 16, 0xff);  // 2^128 - 1: the top digit carries
+    if (i == 1) std::fill(b.begin(), b.begin() + 16, 0x00);
+    const Scalar s = Scalar::FromBytesModOrder(b);
+    const RistrettoPoint p = BasepointMul(Scalar::Random());
+    ASSERT_TRUE(MulShort(s, p) == s * p) << i;
+  }
+  b[16] = 1;  // 2^128
+  EXPECT_DEATH(MulShort(Scalar::FromBytesModOrder(b), RistrettoPoint::Generator()), "2\\^128");
+}
+
 TEST_F(RistrettoTest, ConstantTimeMultiScalarMulMatchesTheNaiveSum) {
   for (const std::size_t n : std::vector<std::size_t>{1, 2, 3, 8, 33, 100}) {
     std::vector<Scalar> s;

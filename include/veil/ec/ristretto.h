@@ -115,6 +115,10 @@ class RistrettoPoint {
   Edwards e_;
 };
 
+// [s]P for a short scalar s < 2^128 (128-bit challenges), constant time: half the doublings of
+// s * P. A larger s is a programming error and aborts.
+RistrettoPoint MulShort(const Scalar& s, const RistrettoPoint& p);
+
 // [s]B for the standard generator, constant time, from a precomputed table (radix 16, 32 tables
 // of 8 multiples).
 RistrettoPoint BasepointMul(const Scalar& s);
