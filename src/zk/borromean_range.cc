@@ -1,0 +1,315 @@
+// Borromean range proofs over base-4 digits (include/veil/zk/borromean_range.h,
+// docs/notes/borromean_range.md).
+#include "veil/zk/borromean_range.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "borromean_range_internal.h"
+#include "veil/base/consttime.h"
+#include "veil/crypto/keccak.h"
+
+namespace veil::zk {
+namespace {
+
+constexpr std::string_view kProofLabel = "veil.zk.borromean-range.v1";
+constexpr std::size_t kHeaderSize = 2;  // version, bits
+
+// Digits and ring sizes for a width: k = ceil(bits / 2) digits, base 4 but the last is base 2
+// when bits is odd.
+std::size_t DigitCount(unsigned bits) { return (bits + 1) / 2; }
+std::size_t RingSize(unsigned bits, std::size_t i) {
+  return (bits % 2 == 1 && i + 1 == DigitCount(bits)) ? 2 : 4;
+}
+std::size_t ScalarCount(unsigned bits) { return 4 * (bits / 2) + 2 * (bits % 2); }
+
+// A ring challenge: 128 bits of SHAKE256 over fixed-length fields (tag, statement digest m, the
+// 32-byte input, ring i, position j), so no framing is needed.
+ec::Scalar RingChallenge(const std::array<std::uint8_t, 32>& m, ByteView input, std::uint32_t i,
+                         std::uint32_t j) {
+  static constexpr std::string_view kTag = "veil.zk.borromean-range.v1 e";
+  crypto::Shake256 h;
+  h.Absorb(AsBytes(kTag));
+  h.Absorb(m);
+  h.Absorb(input);
+  std::array<std::uint8_t, 8> ij;
+  for (std::size_t b = 0; b < 4; ++b) {
+    ij[b] = static_cast<std::uint8_t>(i >> (8 * b));
+    ij[4 + b] = static_cast<std::uint8_t>(j >> (8 * b));
+  }
+  h.Absorb(ij);
+  std::array<std::uint8_t, 32> wide{};
+  h.Squeeze(MutableByteView(wide.data(), 16));
+  return ec::Scalar::FromBytesModOrder(wide);
+}
+
+// e0 = SHAKE256(tag || m || R_0 || ... || R_{k-1}), the ring ends in order.
+std::array<std::uint8_t, 32> SharedChallenge(const std::array<std::uint8_t, 32>& m,
+                                             const std::vector<ec::CompressedRistretto>& ends) {
+  static constexpr std::string_view kTag = "veil.zk.borromean-range.v1 e0";
+  crypto::Shake256 h;
+  h.Absorb(AsBytes(kTag));
+  h.Absorb(m);
+  for (const auto& e : ends) h.Absorb(e.bytes());
+  std::array<std::uint8_t, 32> e0;
+  h.Squeeze(e0);
+  return e0;
+}
+
+// j 4^i G for j = 0..3, i = 0..31, computed once.
+const std::vector<std::array<ec::RistrettoPoint, 4>>& DigitMultiples() {
+  static const std::vector<std::array<ec::RistrettoPoint, 4>> table = [] {
+    std::vector<std::array<ec::RistrettoPoint, 4>> t(DigitCount(BorromeanRangeProof::kMaxBits));
+    ec::RistrettoPoint unit = ec::RistrettoPoint::Generator();
+    for (auto& row : t) {
+      row[0] = ec::RistrettoPoint();
+      for (std::size_t j = 1; j < 4; ++j) row[j] = row[j - 1] + unit;
+      unit = unit.Double().Double();
+    }
+    return t;
+  }();
+  return table;
+}
+
+// The statement: the proof's label, the width, C and the digit commitments; then the digest m
+// that every ring hash includes.
+std::array<std::uint8_t, 32> BindStatement(Transcript& t, unsigned bits,
+                                           const ec::CompressedRistretto& commitment,
+                                           const std::vector<ec::CompressedRistretto>& digits) {
+  t.AppendMessage("proof", AsBytes(kProofLabel));
+  t.AppendU64("bits", bits);
+  t.AppendPoint("C", commitment);
+  for (const auto& c : digits) t.AppendPoint("C_i", c);
+  std::array<std::uint8_t, 32> m;
+  t.ChallengeBytes("m", m);
+  return m;
+}
+
+// The members P_{i,j} = C_i - j 4^i G of every ring, with C_{k-1} = C - sum of the others.
+std::vector<std::array<ec::RistrettoPoint, 4>> RingMembers(
+    unsigned bits, const ec::RistrettoPoint& commitment,
+    const std::vector<ec::RistrettoPoint>& digits) {
+  const std::size_t k = DigitCount(bits);
+  const auto& multiples = DigitMultiples();
+  std::vector<std::array<ec::RistrettoPoint, 4>> members(k);
+  ec::RistrettoPoint last = commitment;
+  for (std::size_t i = 0; i < k; ++i) {
+    const ec::RistrettoPoint c = i + 1 < k ? digits[i] : last;
+    if (i + 1 < k) last -= c;
+    for (std::size_t j = 0; j < RingSize(bits, i); ++j) members[i][j] = c - multiples[i][j];
+  }
+  return members;
+}
+
+// The point of an encoding this prover just made (cannot fail).
+ec::RistrettoPoint PublicPoint(const ec::CompressedRistretto& enc) {
+  Result<ec::RistrettoPoint> p = enc.Decode();
+  VEIL_CHECK(p.ok());
+  return *p;
+}
+
+// 1 when a == b, 0 otherwise, without a branch.
+std::uint64_t EqMask(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t diff = a ^ b;
+  return ((diff | (0 - diff)) >> 63) ^ 1;
+}
+// 1 when a < b (both below 2^63), without a branch.
+std::uint64_t LtMask(std::uint64_t a, std::uint64_t b) { return (a - b) >> 63; }
+
+}  // namespace
+
+std::size_t BorromeanRangeProof::SizeForBits(unsigned bits) {
+  VEIL_CHECK_MSG(bits >= 1 && bits <= kMaxBits, "BorromeanRangeProof: bits outside 1..64");
+  return kHeaderSize + 32 * (DigitCount(bits) + ScalarCount(bits));
+}
+
+Result<BorromeanRangeProof> BorromeanRangeProof::Prove(Transcript& transcript, std::uint64_t value,
+                                                       const ec::Scalar& blinding, unsigned bits) {
+  if (bits < 1 || bits > kMaxBits) return InvalidArgument("range proof: bits outside 1..64");
+  // The range check on the secret value, with only its verdict made public.
+  const std::uint64_t high = bits == 64 ? 0 : value >> bits;
+  bool in_range = high == 0;
+  VEIL_DECLASSIFY(&in_range, sizeof in_range);  // refusing to prove is the public outcome
+  if (!in_range) return InvalidArgument("range proof: value does not fit the width");
+  return BorromeanRangeInternal::ProveUnchecked(transcript, value, blinding, bits);
+}
+
+BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcript,
+                                                           std::uint64_t value,
+                                                           const ec::Scalar& blinding,
+                                                           unsigned bits) {
+  using Proof = BorromeanRangeProof;
+
+  const PedersenGens& gens = PedersenGens::Default();
+  const ec::FixedBaseTable& h_table = gens.h_table();
+  const std::size_t k = DigitCount(bits);
+  const ec::RistrettoPoint commitment =
+      gens.Commit(ec::Scalar::FromUint64(value), blinding).point();
+
+  // Nonces from the transcript, the witness and fresh randomness (TranscriptRng).
+  Transcript rng_base = transcript;
+  rng_base.AppendMessage("proof", AsBytes(kProofLabel));
+  TranscriptRng rng = rng_base.BuildRng();
+  rng.AppendWitness("v", ec::Scalar::FromUint64(value)).AppendWitness("r", blinding);
+  rng.Finalize();
+
+  // Digits, their blindings (summing to r) and commitments C_i = d_i 4^i G + r_i H.
+  std::vector<std::uint64_t> d(k);
+  std::vector<ec::Scalar> r(k);
+  Proof proof;
+  proof.bits_ = bits;
+  ec::Scalar r_sum;
+  for (std::size_t i = 0; i < k; ++i) {
+    d[i] = (value >> (2 * i)) & (RingSize(bits, i) - 1);
+    if (i + 1 < k) {
+      r[i] = rng.NextScalar();
+      r_sum += r[i];
+      const ec::RistrettoPoint c =
+          ec::BasepointMul(ec::Scalar::FromUint64(d[i] << (2 * i))) + h_table.Mul(r[i]);
+      ec::CompressedRistretto enc = c.Encode();
+      VEIL_DECLASSIFY(&enc, sizeof enc);  // a digit commitment is part of the proof
+      proof.digit_commitments_.push_back(enc);
+      // Decoded again, so the proof holds the same public representation a verifier's would.
+      proof.digit_points_.push_back(PublicPoint(enc));
+    } else {
+      r[i] = blinding - r_sum;
+    }
+  }
+  ec::CompressedRistretto c_enc = commitment.Encode();
+  VEIL_DECLASSIFY(&c_enc, sizeof c_enc);  // the statement
+  const ec::RistrettoPoint c_point = PublicPoint(c_enc);
+  const std::array<std::uint8_t, 32> m =
+      BindStatement(transcript, bits, c_enc, proof.digit_commitments_);
+  const auto members = RingMembers(bits, c_point, proof.digit_points_);
+
+  // Ring i's responses, positions 0..n_i - 1, written by masked selection.
+  proof.s_.assign(ScalarCount(bits), ec::Scalar());
+  std::vector<ec::Scalar> nonce(k);
+  std::vector<ec::CompressedRistretto> ends(k);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t n = RingSize(bits, i);
+    ec::Scalar* s = proof.s_.data() + offset;
+    offset += n;
+    // Before e0: R = k_i H at position d_i, then the steps d_i + 1 .. n - 1. Every ring runs n - 1
+    // step slots; slot t is position d_i + t, a discarded dummy past the end.
+    nonce[i] = rng.NextScalar();
+    ec::RistrettoPoint big_r = h_table.Mul(nonce[i]);
+    for (std::size_t t = 1; t < n; ++t) {
+      const std::uint64_t j = d[i] + t;
+      const std::uint64_t active = LtMask(j, n);
+      ec::RistrettoPoint member;
+      for (std::size_t p = 0; p < n; ++p) {
+        member = ec::RistrettoPoint::Select(member, members[i][p], EqMask(j, p));
+      }
+      const ec::Scalar e = RingChallenge(m, big_r.Encode().bytes(), static_cast<std::uint32_t>(i),
+                                         static_cast<std::uint32_t>(j));
+      const ec::Scalar s_new = rng.NextScalar();
+      const ec::RistrettoPoint next = h_table.Mul(s_new) + ec::MulShort(e, member);
+      big_r = ec::RistrettoPoint::Select(big_r, next, active);
+      for (std::size_t p = 0; p < n; ++p) {
+        s[p] = ec::Scalar::Select(s[p], s_new, active & EqMask(j, p));
+      }
+    }
+    ends[i] = big_r.Encode();
+    VEIL_DECLASSIFY(&ends[i], sizeof ends[i]);  // the verifier recomputes every ring's end
+  }
+  proof.e0_ = SharedChallenge(m, ends);
+
+  offset = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t n = RingSize(bits, i);
+    ec::Scalar* s = proof.s_.data() + offset;
+    offset += n;
+    // After e0: positions 0 .. d_i - 1 (slot t is position t, a dummy from d_i on), then close
+    // the ring at d_i with s = k_i - e_{i,d_i} r_i.
+    ec::Scalar e = RingChallenge(m, proof.e0_, static_cast<std::uint32_t>(i), 0);
+    for (std::size_t t = 0; t + 1 < n; ++t) {
+      const std::uint64_t active = LtMask(t, d[i]);
+      const ec::Scalar s_new = rng.NextScalar();
+      const ec::RistrettoPoint next = h_table.Mul(s_new) + ec::MulShort(e, members[i][t]);
+      const ec::Scalar e_next =
+          RingChallenge(m, next.Encode().bytes(), static_cast<std::uint32_t>(i),
+                        static_cast<std::uint32_t>(t + 1));
+      e = ec::Scalar::Select(e, e_next, active);
+      s[t] = ec::Scalar::Select(s[t], s_new, active);
+    }
+    const ec::Scalar closing = nonce[i] - e * r[i];
+    for (std::size_t p = 0; p < n; ++p) s[p] = ec::Scalar::Select(s[p], closing, EqMask(d[i], p));
+    nonce[i].Wipe();
+    r[i].Wipe();
+    d[i] = 0;
+  }
+  // The responses are the proof: uniformly random at every position whatever the digits.
+  for (auto& x : proof.s_) VEIL_DECLASSIFY(&x, sizeof x);
+  return proof;
+}
+
+Status BorromeanRangeProof::Verify(Transcript& transcript, const Commitment& commitment) const {
+  const std::size_t k = DigitCount(bits_);
+  const std::array<std::uint8_t, 32> m =
+      BindStatement(transcript, bits_, commitment.Encode(), digit_commitments_);
+  const auto members = RingMembers(bits_, commitment.point(), digit_points_);
+  const ec::FixedBaseTable& h_table = PedersenGens::Default().h_table();
+  std::vector<ec::CompressedRistretto> ends(k);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t n = RingSize(bits_, i);
+    ec::Scalar e = RingChallenge(m, e0_, static_cast<std::uint32_t>(i), 0);
+    for (std::size_t j = 0; j < n; ++j) {
+      const ec::RistrettoPoint big_r = h_table.Mul(s_[offset + j]) + members[i][j].MulVartime(e);
+      const ec::CompressedRistretto enc = big_r.Encode();
+      if (j + 1 < n) {
+        e = RingChallenge(m, enc.bytes(), static_cast<std::uint32_t>(i),
+                          static_cast<std::uint32_t>(j + 1));
+      } else {
+        ends[i] = enc;
+      }
+    }
+    offset += n;
+  }
+  if (SharedChallenge(m, ends) != e0_) return VerificationFailed();
+  return Status::Ok();
+}
+
+Bytes BorromeanRangeProof::Encode() const {
+  Bytes out;
+  out.reserve(SizeForBits(bits_));
+  out.push_back(kVersion);
+  out.push_back(static_cast<std::uint8_t>(bits_));
+  out.insert(out.end(), e0_.begin(), e0_.end());
+  for (const auto& c : digit_commitments_)
+    out.insert(out.end(), c.bytes().begin(), c.bytes().end());
+  for (const auto& s : s_) {
+    const ec::Scalar::Bytes b = s.ToBytes();
+    out.insert(out.end(), b.begin(), b.end());
+  }
+  return out;
+}
+
+Result<BorromeanRangeProof> BorromeanRangeProof::Decode(ByteView bytes) {
+  if (bytes.size() < kHeaderSize) return InvalidArgument("range proof: truncated");
+  if (bytes[0] != kVersion) return InvalidArgument("range proof: unknown version");
+  const unsigned bits = bytes[1];
+  if (bits < 1 || bits > kMaxBits) return InvalidArgument("range proof: bits outside 1..64");
+  if (bytes.size() != SizeForBits(bits)) return InvalidArgument("range proof: wrong length");
+  BorromeanRangeProof proof;
+  proof.bits_ = bits;
+  std::size_t pos = kHeaderSize;
+  std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(pos), 32, proof.e0_.begin());
+  pos += 32;
+  for (std::size_t i = 0; i + 1 < DigitCount(bits); ++i, pos += 32) {
+    VEIL_ASSIGN_OR_RETURN(ec::CompressedRistretto enc,
+                          ec::CompressedRistretto::FromBytes(bytes.subspan(pos, 32)));
+    VEIL_ASSIGN_OR_RETURN(ec::RistrettoPoint point, enc.Decode());
+    proof.digit_commitments_.push_back(enc);
+    proof.digit_points_.push_back(point);
+  }
+  for (std::size_t i = 0; i < ScalarCount(bits); ++i, pos += 32) {
+    VEIL_ASSIGN_OR_RETURN(ec::Scalar s, ec::Scalar::FromCanonical(bytes.subspan(pos, 32)));
+    proof.s_.push_back(s);
+  }
+  return proof;
+}
+
+}  // namespace veil::zk
