@@ -106,7 +106,9 @@ class RistrettoPoint {
   RistrettoPoint MulVartime(const Scalar& s) const;
 
   // For src/ec and zk/ internals: the coordinates, and a point from coordinates the caller knows
-  // to be on the curve and in the even subgroup (no check is made).
+  // to be on the curve (no check is made). The group operations are exact Edwards arithmetic on
+  // the representative, which ec::EdwardsPoint relies on; only a point in the even subgroup is a
+  // meaningful ristretto255 element (Encode assumes it).
   const Edwards& edwards() const { return e_; }
   static RistrettoPoint FromEdwardsUnchecked(const Edwards& e) { return RistrettoPoint(e); }
 
