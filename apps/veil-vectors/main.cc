@@ -5,6 +5,7 @@
 //   veil-vectors acvp FILE [-v]         NIST ACVP internalProjection.json, ML-KEM or ML-DSA
 //   veil-vectors cctv-mlkem-modulus FILE        C2SP/CCTV invalid ML-KEM-768 keys (all rejected)
 //   veil-vectors cctv-mldsa-accumulated FILE    C2SP/CCTV accumulated ML-DSA-65 hash
+//   veil-vectors frost FILE [-v]        RFC 9591 FROST vectors (or ZF FROST's variant)
 //
 // Exit status: 0 when every case passed, 1 when any failed, 2 for an unsupported or unreadable
 // file.
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "frost_vectors.h"
 #include "hpke_vectors.h"
 #include "mldsa_vectors.h"
 #include "mlkem_vectors.h"
@@ -63,6 +65,8 @@ int main(int argc, char** argv) {
   };
   add("wycheproof", "run a Project Wycheproof JSON file", veil::vectors::RunWycheproof);
   add("hpke", "run an RFC 9180 test-vectors.json file", veil::vectors::RunHpkeVectors);
+  add("frost", "run an RFC 9591 FROST vector file (ristretto255 or Ed25519, SHA-512)",
+      veil::vectors::RunFrostVectors);
   add("acvp", "run a NIST ACVP internalProjection.json (ML-KEM or ML-DSA)",
       [](const nlohmann::json& j) -> Result<Report> {
         const std::string alg = j.value("algorithm", "");
