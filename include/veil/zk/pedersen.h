@@ -108,6 +108,7 @@ class VectorPedersenGens {
 
   std::size_t size() const { return tables_.size(); }
   const ec::RistrettoPoint& G(std::size_t i) const { return tables_.at(i).point(); }
+  const ec::FixedBaseTable& table(std::size_t i) const { return tables_.at(i); }
   const ec::RistrettoPoint& H() const { return PedersenGens::Default().H(); }
 
   // sum a_i G_i + r H for a.size() <= size() (kInvalidArgument otherwise). Constant time in the
