@@ -136,33 +136,50 @@ Completed AddDigit(const Completed& c, std::int8_t digit, const Niels* odd_multi
   return internal::Sub(e, odd_multiples[(-digit) / 2]);
 }
 
-// Straus: one doubling chain, each point's NAF-5 digits added from its own table.
+// Straus: one doubling chain, each point's NAF-5 digits added from its own table. The nonzero
+// digits (about one in six) are listed bit by bit first, so the main loop reads only them, in
+// order, instead of testing every point's digit at every bit.
 Extended StrausVartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const std::size_t n = scalars.size();
-  std::vector<std::array<std::int8_t, 256>> nafs(n);
+  struct Digit {
+    std::uint32_t point;
+    std::int32_t value;
+  };
   std::vector<std::array<ProjectiveNiels, 8>> tables(n);
-  int top = -1;
+  std::vector<std::array<std::int8_t, 256>> nafs(n);
+  std::array<std::uint32_t, 257> start{};  // digits of bit i: [start[i], start[i + 1])
   for (std::size_t j = 0; j < n; ++j) {
     nafs[j] = scalars[j].ToNafVartime(5);
     tables[j] = OddMultiples<8>(points[j].edwards());
-    for (int i = 255; i > top; --i) {
-      if (nafs[j][static_cast<std::size_t>(i)] != 0) {
-        top = i;
-        break;
-      }
+    for (std::size_t i = 0; i < 256; ++i) start[i + 1] += nafs[j][i] != 0 ? 1u : 0u;
+  }
+  for (std::size_t i = 0; i < 256; ++i) start[i + 1] += start[i];
+  std::vector<Digit> digits(start[256]);
+  std::array<std::uint32_t, 256> next;
+  std::copy(start.begin(), start.end() - 1, next.begin());
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t i = 0; i < 256; ++i) {
+      if (nafs[j][i] != 0) digits[next[i]++] = {static_cast<std::uint32_t>(j), nafs[j][i]};
     }
   }
+  int top = 255;
+  while (top >= 0 &&
+         start[static_cast<std::size_t>(top) + 1] == start[static_cast<std::size_t>(top)]) {
+    --top;
+  }
+  if (top < 0) return internal::kIdentity;
   Projective r{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne};
-  Completed c{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne, crypto::kFeOne};
+  Completed c{};
   for (int i = top; i >= 0; --i) {
+    const auto bit = static_cast<std::size_t>(i);
     c = internal::Double(r);
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::int8_t d = nafs[j][static_cast<std::size_t>(i)];
-      if (d != 0) c = AddDigit(c, d, tables[j].data());
+    for (std::uint32_t k = start[bit]; k < start[bit + 1]; ++k) {
+      const Digit d = digits[k];
+      c = AddDigit(c, static_cast<std::int8_t>(d.value), tables[d.point].data());
     }
     r = internal::ToProjective(c);
   }
-  return top < 0 ? internal::kIdentity : internal::ToExtended(c);
+  return internal::ToExtended(c);
 }
 
 // Signed radix-2^w digits (w <= 15) of a scalar (< 2^253): digits in [-2^(w-1), 2^(w-1)], count
@@ -388,9 +405,11 @@ RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
                                      std::span<const RistrettoPoint> points) {
   VEIL_CHECK_MSG(scalars.size() == points.size(), "MultiScalarMulVartime: spans differ in length");
   if (scalars.empty()) return RistrettoPoint();
-  // Where Pippenger's cost drops below Straus's by the model of docs/notes/ec.md (per point:
-  // Straus 416 + 1792/n multiplications, Pippenger with w = 6 about 44 (7 + 576/n)).
-  constexpr std::size_t kPippengerFrom = 190;
+  // Where Pippenger's cost drops below Straus's. The model of docs/notes/ec.md (per point: Straus
+  // 416 + 1792/n multiplications, Pippenger with w = 6 about 44 (7 + 576/n)) says about 200; the
+  // measured crossing is lower (about 150: Straus's per-point tables, 1.3 KiB each, outgrow the
+  // caches first; docs/performance.md).
+  constexpr std::size_t kPippengerFrom = 150;
   return RistrettoPoint::FromEdwardsUnchecked(scalars.size() < kPippengerFrom
                                                   ? StrausVartime(scalars, points)
                                                   : PippengerVartime(scalars, points));

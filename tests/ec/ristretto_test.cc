@@ -190,8 +190,9 @@ RistrettoPoint NaiveSum(std::span<const Scalar> s, std::span<const RistrettoPoin
 
 TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   // Around the Straus/Pippenger switch and every Pippenger window size, up to 4096.
-  const std::vector<std::size_t> sizes = {1,   2,   3,   4,   5,   7,   8,   16,  31,   64,  100,
-                                          189, 190, 191, 256, 499, 500, 799, 800, 1024, 4096};
+  const std::vector<std::size_t> sizes = {1,   2,   3,   4,    5,    7,    8,   16,  31,
+                                          64,  100, 149, 150,  151,  256,  299, 300, 499,
+                                          500, 799, 800, 1024, 2499, 2500, 4096};
   std::vector<Scalar> scalars;
   std::vector<RistrettoPoint> points;
   for (std::size_t i = 0; i < 4096; ++i) {
