@@ -108,14 +108,6 @@ ec::RistrettoPoint PublicPoint(const ec::CompressedRistretto& enc) {
   return *p;
 }
 
-// 1 when a == b, 0 otherwise, without a branch.
-std::uint64_t EqMask(std::uint64_t a, std::uint64_t b) {
-  const std::uint64_t diff = a ^ b;
-  return ((diff | (0 - diff)) >> 63) ^ 1;
-}
-// 1 when a < b (both below 2^63), without a branch.
-std::uint64_t LtMask(std::uint64_t a, std::uint64_t b) { return (a - b) >> 63; }
-
 }  // namespace
 
 std::size_t BorromeanRangeProof::SizeForBits(unsigned bits) {
@@ -197,10 +189,10 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
     ec::RistrettoPoint big_r = h_table.Mul(nonce[i]);
     for (std::size_t t = 1; t < n; ++t) {
       const std::uint64_t j = d[i] + t;
-      const std::uint64_t active = LtMask(j, n);
+      const std::uint64_t active = CtLt64(j, n);
       ec::RistrettoPoint member;
       for (std::size_t p = 0; p < n; ++p) {
-        member = ec::RistrettoPoint::Select(member, members[i][p], EqMask(j, p));
+        member = ec::RistrettoPoint::Select(member, members[i][p], CtEq64(j, p));
       }
       const ec::Scalar e = RingChallenge(m, big_r.Encode().bytes(), static_cast<std::uint32_t>(i),
                                          static_cast<std::uint32_t>(j));
@@ -208,7 +200,7 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
       const ec::RistrettoPoint next = h_table.Mul(s_new) + ec::MulShort(e, member);
       big_r = ec::RistrettoPoint::Select(big_r, next, active);
       for (std::size_t p = 0; p < n; ++p) {
-        s[p] = ec::Scalar::Select(s[p], s_new, active & EqMask(j, p));
+        s[p] = ec::Scalar::Select(s[p], s_new, active & CtEq64(j, p));
       }
     }
     ends[i] = big_r.Encode();
@@ -225,7 +217,7 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
     // the ring at d_i with s = k_i - e_{i,d_i} r_i.
     ec::Scalar e = RingChallenge(m, proof.e0_, static_cast<std::uint32_t>(i), 0);
     for (std::size_t t = 0; t + 1 < n; ++t) {
-      const std::uint64_t active = LtMask(t, d[i]);
+      const std::uint64_t active = CtLt64(t, d[i]);
       const ec::Scalar s_new = rng.NextScalar();
       const ec::RistrettoPoint next = h_table.Mul(s_new) + ec::MulShort(e, members[i][t]);
       const ec::Scalar e_next =
@@ -235,7 +227,7 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
       s[t] = ec::Scalar::Select(s[t], s_new, active);
     }
     const ec::Scalar closing = nonce[i] - e * r[i];
-    for (std::size_t p = 0; p < n; ++p) s[p] = ec::Scalar::Select(s[p], closing, EqMask(d[i], p));
+    for (std::size_t p = 0; p < n; ++p) s[p] = ec::Scalar::Select(s[p], closing, CtEq64(d[i], p));
     nonce[i].Wipe();
     r[i].Wipe();
     d[i] = 0;

@@ -521,7 +521,7 @@ Status AddProof(internal::MsmBatch& msm, Transcript& t, const OneOfManySet& set,
 Result<OneOfManyProof> OneOfManyProve(Transcript& transcript, const OneOfManySet& set,
                                       std::size_t l, const ec::Scalar& r) {
   const OneOfManyParams& p = set.params();
-  std::uint64_t in_range = internal::CtLt64(l, p.N);
+  std::uint64_t in_range = CtLt64(l, p.N);
   // Whether l < N is all that is revealed about l here (a prover's l always is).
   VEIL_DECLASSIFY(&in_range, sizeof in_range);
   if (in_range == 0) return InvalidArgument("one-of-many: index out of range");

@@ -28,6 +28,7 @@
 
 #include "msm_batch.h"
 #include "veil/base/bytes.h"
+#include "veil/base/consttime.h"
 #include "veil/base/result.h"
 #include "veil/ec/ristretto.h"
 #include "veil/ec/scalar.h"
@@ -38,19 +39,7 @@ namespace veil::zk::internal {
 
 // ---- Constant-time arithmetic on small integers (the index and its digits) ----
 
-// 1 if a == b, else 0; no branch.
-inline std::uint64_t CtEq64(std::uint64_t a, std::uint64_t b) {
-  const std::uint64_t d = a ^ b;
-  return 1 ^ ((d | (0 - d)) >> 63);
-}
-// 1 if a < b, else 0; no branch (Hacker's Delight, sec. 2-12).
-inline std::uint64_t CtLt64(std::uint64_t a, std::uint64_t b) {
-  return ((~a & b) | ((~a | b) & (a - b))) >> 63;
-}
-// choice ? b : a for choice in {0, 1}.
-inline std::uint64_t CtSelect64(std::uint64_t a, std::uint64_t b, std::uint64_t choice) {
-  return a ^ ((0 - choice) & (a ^ b));
-}
+// CtEq64, CtLt64 and CtSelect64 are in veil/base/consttime.h.
 // 1 if the two 32-byte strings are equal, else 0, reading every byte.
 std::uint64_t CtEqBytes32(const ec::CompressedRistretto::Bytes& a,
                           const ec::CompressedRistretto::Bytes& b);

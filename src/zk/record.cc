@@ -63,6 +63,54 @@ Transcript StatementTranscript(const RecordContext& ctx, Kind kind,
   return t;
 }
 
+// The transcript of each statement up to its sub-proofs, one function for prover and verifier.
+Transcript EqualsTranscript(const RecordContext& ctx, const Commitment& c, std::size_t slot,
+                            const ec::Scalar& value) {
+  Transcript t = StatementTranscript(ctx, Kind::kSlotEquals, {&c});
+  t.AppendU64("slot", slot);
+  t.AppendScalar("value", value);
+  return t;
+}
+
+Transcript RangeTranscript(const RecordContext& ctx, const Commitment& c, std::size_t slot,
+                           std::uint64_t lo, std::uint64_t hi, const ec::RistrettoPoint& v) {
+  Transcript t = StatementTranscript(ctx, Kind::kSlotInRange, {&c});
+  t.AppendU64("slot", slot);
+  t.AppendU64("lo", lo);
+  t.AppendU64("hi", hi);
+  t.AppendPoint("V", v);
+  return t;
+}
+
+Transcript SetTranscript(const RecordContext& ctx, const Commitment& c, std::size_t slot,
+                         std::span<const ec::Scalar> set, const ec::RistrettoPoint& v) {
+  Transcript t = StatementTranscript(ctx, Kind::kSlotInSet, {&c});
+  t.AppendU64("slot", slot);
+  t.AppendU64("set-size", set.size());
+  for (const auto& a : set) t.AppendScalar("a", a);
+  t.AppendPoint("V", v);
+  return t;
+}
+
+Transcript LessEqualTranscript(const RecordContext& ctx, const Commitment& c, std::size_t slot_i,
+                               std::size_t slot_j, const ec::RistrettoPoint& va,
+                               const ec::RistrettoPoint& vd) {
+  Transcript t = StatementTranscript(ctx, Kind::kSlotLessEqual, {&c});
+  t.AppendU64("slot-i", slot_i);
+  t.AppendU64("slot-j", slot_j);
+  t.AppendPoint("V_a", va);
+  t.AppendPoint("V_d", vd);
+  return t;
+}
+
+Transcript SlotsEqualTranscript(const RecordContext& ctx, const Commitment& c1, std::size_t slot_a,
+                                const Commitment& c2, std::size_t slot_b) {
+  Transcript t = StatementTranscript(ctx, Kind::kSlotsEqual, {&c1, &c2});
+  t.AppendU64("slot-a", slot_a);
+  t.AppendU64("slot-b", slot_b);
+  return t;
+}
+
 // A cursor over a proof body that takes fixed-size parts and insists on using every byte.
 class Reader {
  public:
@@ -296,9 +344,7 @@ Result<RecordProof> ProveSlotEquals(const RecordContext& ctx, const RecordOpenin
   VEIL_RETURN_IF_ERROR(CheckSlot(slot));
   VEIL_RETURN_IF_ERROR(Holds(opening.slot(slot) == value));
   const Commitment c = PublicCommitment(opening);
-  Transcript t = StatementTranscript(ctx, Kind::kSlotEquals, {&c});
-  t.AppendU64("slot", slot);
-  t.AppendScalar("value", value);
+  Transcript t = EqualsTranscript(ctx, c, slot, value);
   std::vector<ec::Scalar> w = OpeningWitness(opening, slot);
   Result<SigmaProof> sigma = Prove(t, EqualsRelation(c, slot, value), w);
   Wipe(w);
@@ -314,9 +360,7 @@ Status VerifySlotEquals(const RecordContext& ctx, const Commitment& c, std::size
   Reader in(body);
   VEIL_ASSIGN_OR_RETURN(SigmaProof sigma, ReadSigma(in, rel));
   VEIL_RETURN_IF_ERROR(in.Done());
-  Transcript t = StatementTranscript(ctx, Kind::kSlotEquals, {&c});
-  t.AppendU64("slot", slot);
-  t.AppendScalar("value", value);
+  Transcript t = EqualsTranscript(ctx, c, slot, value);
   return Verify(t, rel, sigma);
 }
 
@@ -334,11 +378,7 @@ Result<RecordProof> ProveSlotInRange(const RecordContext& ctx, const RecordOpeni
   Bytes body;
   const ec::RistrettoPoint v_public = Publish(v, body);
 
-  Transcript t = StatementTranscript(ctx, Kind::kSlotInRange, {&c});
-  t.AppendU64("slot", slot);
-  t.AppendU64("lo", lo);
-  t.AppendU64("hi", hi);
-  t.AppendPoint("V", v_public);
+  Transcript t = RangeTranscript(ctx, c, slot, lo, hi, v_public);
   std::vector<ec::Scalar> w = OpeningWitness(opening, kNoSkip);
   w.push_back(r);
   Result<SigmaProof> sigma = Prove(t, LinkRelation(c, slot, v_public), w);
@@ -371,11 +411,7 @@ Status VerifySlotInRange(const RecordContext& ctx, const Commitment& c, std::siz
   VEIL_ASSIGN_OR_RETURN(ByteView range_bytes, in.Take(RangeProofSize(n, 2)));
   VEIL_RETURN_IF_ERROR(in.Done());
   VEIL_ASSIGN_OR_RETURN(RangeProof range, RangeProof::Decode(range_bytes, n, 2));
-  Transcript t = StatementTranscript(ctx, Kind::kSlotInRange, {&c});
-  t.AppendU64("slot", slot);
-  t.AppendU64("lo", lo);
-  t.AppendU64("hi", hi);
-  t.AppendPoint("V", v);
+  Transcript t = RangeTranscript(ctx, c, slot, lo, hi, v);
   VEIL_RETURN_IF_ERROR(Verify(t, rel, sigma));
   const ec::RistrettoPoint& g = ec::RistrettoPoint::Generator();
   const std::array<Commitment, 2> shifted = {
@@ -397,8 +433,7 @@ Result<RecordProof> ProveSlotInSet(const RecordContext& ctx, const RecordOpening
   std::uint64_t index = 0, found = 0;
   for (std::size_t i = 0; i < set.size(); ++i) {
     const std::uint64_t eq = static_cast<std::uint64_t>(set[i] == m);
-    const std::uint64_t take = eq & (found ^ 1);
-    index = (index & (take - 1)) | (i & (0 - take));
+    index = CtSelect64(index, i, eq & (found ^ 1));
     found |= eq;
   }
   VEIL_RETURN_IF_ERROR(Holds(found == 1));
@@ -408,11 +443,7 @@ Result<RecordProof> ProveSlotInSet(const RecordContext& ctx, const RecordOpening
   Bytes body;
   const ec::RistrettoPoint v = Publish(v_secret, body);
 
-  Transcript t = StatementTranscript(ctx, Kind::kSlotInSet, {&c});
-  t.AppendU64("slot", slot);
-  t.AppendU64("set-size", set.size());
-  for (const auto& a : set) t.AppendScalar("a", a);
-  t.AppendPoint("V", v);
+  Transcript t = SetTranscript(ctx, c, slot, set, v);
   std::vector<ec::Scalar> w = OpeningWitness(opening, kNoSkip);
   w.push_back(r);
   Result<SigmaProof> sigma = Prove(t, LinkRelation(c, slot, v), w);
@@ -450,11 +481,7 @@ Status VerifySlotInSet(const RecordContext& ctx, const Commitment& c, std::size_
   VEIL_ASSIGN_OR_RETURN(ByteView oom_bytes, in.Take(oom_set.params().ProofSize()));
   VEIL_RETURN_IF_ERROR(in.Done());
   VEIL_ASSIGN_OR_RETURN(OneOfManyProof oom, OneOfManyProof::Decode(oom_bytes, oom_set.params()));
-  Transcript t = StatementTranscript(ctx, Kind::kSlotInSet, {&c});
-  t.AppendU64("slot", slot);
-  t.AppendU64("set-size", set.size());
-  for (const auto& a : set) t.AppendScalar("a", a);
-  t.AppendPoint("V", v);
+  Transcript t = SetTranscript(ctx, c, slot, set, v);
   VEIL_RETURN_IF_ERROR(Verify(t, rel, sigma));
   return OneOfManyVerify(t, oom_set, oom);
 }
@@ -476,11 +503,7 @@ Result<RecordProof> ProveSlotLessEqual(const RecordContext& ctx, const RecordOpe
   const ec::RistrettoPoint va = Publish(va_secret, body);
   const ec::RistrettoPoint vd = Publish(vd_secret, body);
 
-  Transcript t = StatementTranscript(ctx, Kind::kSlotLessEqual, {&c});
-  t.AppendU64("slot-i", slot_i);
-  t.AppendU64("slot-j", slot_j);
-  t.AppendPoint("V_a", va);
-  t.AppendPoint("V_d", vd);
+  Transcript t = LessEqualTranscript(ctx, c, slot_i, slot_j, va, vd);
   std::vector<ec::Scalar> w = OpeningWitness(opening, kNoSkip);
   w.push_back(ra);
   w.push_back(rd);
@@ -513,11 +536,7 @@ Status VerifySlotLessEqual(const RecordContext& ctx, const Commitment& c, std::s
   VEIL_ASSIGN_OR_RETURN(ByteView range_bytes, in.Take(RangeProofSize(64, 2)));
   VEIL_RETURN_IF_ERROR(in.Done());
   VEIL_ASSIGN_OR_RETURN(RangeProof range, RangeProof::Decode(range_bytes, 64, 2));
-  Transcript t = StatementTranscript(ctx, Kind::kSlotLessEqual, {&c});
-  t.AppendU64("slot-i", slot_i);
-  t.AppendU64("slot-j", slot_j);
-  t.AppendPoint("V_a", va);
-  t.AppendPoint("V_d", vd);
+  Transcript t = LessEqualTranscript(ctx, c, slot_i, slot_j, va, vd);
   VEIL_RETURN_IF_ERROR(Verify(t, rel, sigma));
   const std::array<Commitment, 2> committed = {Commitment(va), Commitment(vd)};
   return VerifyRange(t, 64, committed, range);
@@ -532,9 +551,7 @@ Result<RecordProof> ProveSlotsEqual(const RecordContext& ctx, const RecordOpenin
   VEIL_RETURN_IF_ERROR(CheckSlot(slot_b));
   VEIL_RETURN_IF_ERROR(Holds(record1.slot(slot_a) == record2.slot(slot_b)));
   const Commitment c1 = PublicCommitment(record1), c2 = PublicCommitment(record2);
-  Transcript t = StatementTranscript(ctx, Kind::kSlotsEqual, {&c1, &c2});
-  t.AppendU64("slot-a", slot_a);
-  t.AppendU64("slot-b", slot_b);
+  Transcript t = SlotsEqualTranscript(ctx, c1, slot_a, c2, slot_b);
   std::vector<ec::Scalar> w = OpeningWitness(record1, kNoSkip);
   std::vector<ec::Scalar> w2 = OpeningWitness(record2, slot_b);
   w.insert(w.end(), w2.begin(), w2.end());
@@ -554,9 +571,7 @@ Status VerifySlotsEqual(const RecordContext& ctx, const Commitment& c1, std::siz
   Reader in(body);
   VEIL_ASSIGN_OR_RETURN(SigmaProof sigma, ReadSigma(in, rel));
   VEIL_RETURN_IF_ERROR(in.Done());
-  Transcript t = StatementTranscript(ctx, Kind::kSlotsEqual, {&c1, &c2});
-  t.AppendU64("slot-a", slot_a);
-  t.AppendU64("slot-b", slot_b);
+  Transcript t = SlotsEqualTranscript(ctx, c1, slot_a, c2, slot_b);
   return Verify(t, rel, sigma);
 }
 

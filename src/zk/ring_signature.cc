@@ -295,7 +295,7 @@ Result<RingSignature> RingSign(const RingSigningKey& key, const Ring& ring, Byte
   for (std::size_t k = 0; k < p.N; ++k) {
     const std::uint64_t eq =
         internal::CtEqBytes32(ring.encodings()[k].bytes(), key.public_key_encoding().bytes());
-    l = internal::CtSelect64(l, k, eq);
+    l = CtSelect64(l, k, eq);
     found |= eq;
   }
   // Whether the key is in the ring at all is the only thing about l that is revealed.

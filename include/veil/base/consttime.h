@@ -14,3 +14,26 @@
 #else
 #define VEIL_DECLASSIFY(p, n) ((void)(p), (void)(n))
 #endif
+
+#include <cstdint>
+
+namespace veil {
+
+// Branch-free comparisons and selection of 64-bit integers that may be secret (digits, indices):
+// the result is 0 or 1 and no branch or table index depends on the inputs.
+
+// 1 if a == b, else 0.
+inline std::uint64_t CtEq64(std::uint64_t a, std::uint64_t b) {
+  const std::uint64_t d = a ^ b;
+  return 1 ^ ((d | (0 - d)) >> 63);
+}
+// 1 if a < b, else 0 (Hacker's Delight, sec. 2-12).
+inline std::uint64_t CtLt64(std::uint64_t a, std::uint64_t b) {
+  return ((~a & b) | ((~a | b) & (a - b))) >> 63;
+}
+// choice ? b : a for choice in {0, 1}.
+inline std::uint64_t CtSelect64(std::uint64_t a, std::uint64_t b, std::uint64_t choice) {
+  return a ^ ((0 - choice) & (a ^ b));
+}
+
+}  // namespace veil
