@@ -99,6 +99,34 @@ CompressedEdwardsY EdwardsPoint::Encode() const {
   return CompressedEdwardsY(b);
 }
 
+std::vector<CompressedEdwardsY> EdwardsPoint::EncodeBatch(std::span<const EdwardsPoint> points) {
+  const std::size_t n = points.size();
+  std::vector<CompressedEdwardsY> out;
+  if (n == 0) return out;
+  out.reserve(n);
+  // prefix[i] = Z_0 ... Z_{i-1}; one inversion of the full product, then each 1/Z_i from it.
+  std::vector<Fe25519> prefix(n);
+  Fe25519 acc = crypto::kFeOne;
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix[i] = acc;
+    acc = FeMul(acc, points[i].e_.z);
+  }
+  Fe25519 inv = crypto::FeInvert(acc);
+  std::vector<Fe25519> z_inv(n);
+  for (std::size_t i = n; i-- > 0;) {
+    z_inv[i] = FeMul(inv, prefix[i]);
+    inv = FeMul(inv, points[i].e_.z);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const Fe25519 x = FeMul(points[i].e_.x, z_inv[i]);
+    const Fe25519 y = FeMul(points[i].e_.y, z_inv[i]);
+    CompressedEdwardsY::Bytes b = FeToBytes(y);
+    b[31] = static_cast<std::uint8_t>(b[31] | (FeIsNegative(x) << 7));
+    out.push_back(CompressedEdwardsY(b));
+  }
+  return out;
+}
+
 EdwardsPoint EdwardsPoint::operator+(const EdwardsPoint& b) const {
   return EdwardsPoint(internal::AddExt(e_, b.e_));
 }

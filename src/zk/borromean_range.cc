@@ -8,11 +8,12 @@
 #include "borromean_range_internal.h"
 #include "veil/base/consttime.h"
 #include "veil/crypto/keccak.h"
+#include "veil/ec/edwards25519.h"
 
 namespace veil::zk {
 namespace {
 
-constexpr std::string_view kProofLabel = "veil.zk.borromean-range.v1";
+constexpr std::string_view kProofLabel = "veil.zk.borromean-range.v2";
 constexpr std::size_t kHeaderSize = 2;  // version, bits
 
 // Digits and ring sizes for a width: k = ceil(bits / 2) digits, base 4 but the last is base 2
@@ -22,12 +23,30 @@ std::size_t RingSize(unsigned bits, std::size_t i) {
   return (bits % 2 == 1 && i + 1 == DigitCount(bits)) ? 2 : 4;
 }
 std::size_t ScalarCount(unsigned bits) { return 4 * (bits / 2) + 2 * (bits % 2); }
+// Where ring i's responses start in the proof: every ring before the last has 4.
+std::size_t RingOffset(std::size_t i) { return 4 * i; }
+
+// A ring point R enters the hashes as the Edwards encoding (RFC 8032: y and the sign of x) of
+// [4]R, not as its ristretto255 encoding. The representatives of one ristretto255 element differ by
+// a point of E[4], which [4] removes, so [4]R is a function of the element and determines it ([4]
+// is injective on the group of order l): prover and verifier hash the same bytes however each
+// computed R. A batch of them costs one field inversion and two doublings a point instead of an
+// inverse square root each (docs/notes/borromean_range.md).
+std::vector<ec::CompressedEdwardsY> EncodeRingPoints(
+    const std::vector<ec::RistrettoPoint>& points) {
+  std::vector<ec::EdwardsPoint> times4;
+  times4.reserve(points.size());
+  for (const auto& p : points) {
+    times4.push_back(ec::EdwardsPoint::FromEdwardsUnchecked(p.edwards()).Double().Double());
+  }
+  return ec::EdwardsPoint::EncodeBatch(times4);
+}
 
 // A ring challenge: 128 bits of SHAKE256 over fixed-length fields (tag, statement digest m, the
 // 32-byte input, ring i, position j), so no framing is needed.
 ec::Scalar RingChallenge(const std::array<std::uint8_t, 32>& m, ByteView input, std::uint32_t i,
                          std::uint32_t j) {
-  static constexpr std::string_view kTag = "veil.zk.borromean-range.v1 e";
+  static constexpr std::string_view kTag = "veil.zk.borromean-range.v2 e";
   crypto::Shake256 h;
   h.Absorb(AsBytes(kTag));
   h.Absorb(m);
@@ -45,8 +64,8 @@ ec::Scalar RingChallenge(const std::array<std::uint8_t, 32>& m, ByteView input, 
 
 // e0 = SHAKE256(tag || m || R_0 || ... || R_{k-1}), the ring ends in order.
 std::array<std::uint8_t, 32> SharedChallenge(const std::array<std::uint8_t, 32>& m,
-                                             const std::vector<ec::CompressedRistretto>& ends) {
-  static constexpr std::string_view kTag = "veil.zk.borromean-range.v1 e0";
+                                             const std::vector<ec::CompressedEdwardsY>& ends) {
+  static constexpr std::string_view kTag = "veil.zk.borromean-range.v2 e0";
   crypto::Shake256 h;
   h.Absorb(AsBytes(kTag));
   h.Absorb(m);
@@ -101,13 +120,6 @@ std::vector<std::array<ec::RistrettoPoint, 4>> RingMembers(
   return members;
 }
 
-// The point of an encoding this prover just made (cannot fail).
-ec::RistrettoPoint PublicPoint(const ec::CompressedRistretto& enc) {
-  Result<ec::RistrettoPoint> p = enc.Decode();
-  VEIL_CHECK(p.ok());
-  return *p;
-}
-
 }  // namespace
 
 std::size_t BorromeanRangeProof::SizeForBits(unsigned bits) {
@@ -145,91 +157,126 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
   rng.AppendWitness("v", ec::Scalar::FromUint64(value)).AppendWitness("r", blinding);
   rng.Finalize();
 
-  // Digits, their blindings (summing to r) and commitments C_i = d_i 4^i G + r_i H.
+  // Digits, their blindings (summing to r) and commitments C_i = d_i 4^i G + r_i H, with d_i 4^i G
+  // taken from the table by masked selection.
+  const auto& multiples = DigitMultiples();
   std::vector<std::uint64_t> d(k);
   std::vector<ec::Scalar> r(k);
   Proof proof;
   proof.bits_ = bits;
   ec::Scalar r_sum;
   for (std::size_t i = 0; i < k; ++i) {
-    d[i] = (value >> (2 * i)) & (RingSize(bits, i) - 1);
+    const std::size_t n = RingSize(bits, i);
+    d[i] = (value >> (2 * i)) & (n - 1);
     if (i + 1 < k) {
       r[i] = rng.NextScalar();
       r_sum += r[i];
-      const ec::RistrettoPoint c =
-          ec::BasepointMul(ec::Scalar::FromUint64(d[i] << (2 * i))) + h_table.Mul(r[i]);
-      ec::CompressedRistretto enc = c.Encode();
+      ec::RistrettoPoint digit;
+      for (std::size_t p = 1; p < n; ++p) {
+        digit = ec::RistrettoPoint::Select(digit, multiples[i][p], CtEq64(d[i], p));
+      }
+      ec::CompressedRistretto enc = (digit + h_table.Mul(r[i])).Encode();
       VEIL_DECLASSIFY(&enc, sizeof enc);  // a digit commitment is part of the proof
       proof.digit_commitments_.push_back(enc);
-      // Decoded again, so the proof holds the same public representation a verifier's would.
-      proof.digit_points_.push_back(PublicPoint(enc));
+      // Decoded again, so the proof object holds public data only (the computed point's
+      // coordinates carry more than the element).
+      Result<ec::RistrettoPoint> point = enc.Decode();
+      VEIL_CHECK(point.ok());
+      proof.digit_points_.push_back(*point);
     } else {
       r[i] = blinding - r_sum;
     }
   }
   ec::CompressedRistretto c_enc = commitment.Encode();
   VEIL_DECLASSIFY(&c_enc, sizeof c_enc);  // the statement
-  const ec::RistrettoPoint c_point = PublicPoint(c_enc);
   const std::array<std::uint8_t, 32> m =
       BindStatement(transcript, bits, c_enc, proof.digit_commitments_);
-  const auto members = RingMembers(bits, c_point, proof.digit_points_);
+  const auto members = RingMembers(bits, commitment, proof.digit_points_);
 
-  // Ring i's responses, positions 0..n_i - 1, written by masked selection.
+  // The rings run in lock step, slot by slot, so that each slot's k ring points are encoded as one
+  // batch. Ring sizes depend on the width only, so which rings take part in a slot is public.
+  // Ring i's responses (positions 0..n_i - 1) are written by masked selection.
+  const std::size_t widest = RingSize(bits, 0);
   proof.s_.assign(ScalarCount(bits), ec::Scalar());
   std::vector<ec::Scalar> nonce(k);
-  std::vector<ec::CompressedRistretto> ends(k);
-  std::size_t offset = 0;
+  std::vector<ec::RistrettoPoint> big_r(k);
+
+  // Each ring forges n_i - 1 positions, each with a fresh response sigma and its sigma H, computed
+  // here once: slot t before e0 takes pool entry t - 1, slot t after e0 takes entry n_i - 2 - t.
+  // The real slots of the two phases (t <= n_i - 1 - d_i before, t < d_i after) thus take disjoint
+  // entries, each entry is a real slot's exactly once, and a dummy slot reuses an entry and
+  // discards its result. So a ring costs n_i multiplications by H, not 2 n_i - 1.
+  std::vector<std::array<ec::Scalar, 3>> forged(k);
+  std::vector<std::array<ec::RistrettoPoint, 3>> forged_h(k);
+  // Before e0: R = k_i H at position d_i, then the steps d_i + 1 .. n_i - 1. Every ring runs
+  // n_i - 1 step slots; slot t is position d_i + t, a discarded dummy past the end.
   for (std::size_t i = 0; i < k; ++i) {
-    const std::size_t n = RingSize(bits, i);
-    ec::Scalar* s = proof.s_.data() + offset;
-    offset += n;
-    // Before e0: R = k_i H at position d_i, then the steps d_i + 1 .. n - 1. Every ring runs n - 1
-    // step slots; slot t is position d_i + t, a discarded dummy past the end.
     nonce[i] = rng.NextScalar();
-    ec::RistrettoPoint big_r = h_table.Mul(nonce[i]);
-    for (std::size_t t = 1; t < n; ++t) {
+    big_r[i] = h_table.Mul(nonce[i]);
+    for (std::size_t q = 0; q + 1 < RingSize(bits, i); ++q) {
+      forged[i][q] = rng.NextScalar();
+      forged_h[i][q] = h_table.Mul(forged[i][q]);
+    }
+  }
+  std::vector<ec::CompressedEdwardsY> encoded = EncodeRingPoints(big_r);
+  for (std::size_t t = 1; t < widest; ++t) {
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t n = RingSize(bits, i);
+      if (t >= n) continue;
+      ec::Scalar* s = proof.s_.data() + RingOffset(i);
       const std::uint64_t j = d[i] + t;
       const std::uint64_t active = CtLt64(j, n);
       ec::RistrettoPoint member;
       for (std::size_t p = 0; p < n; ++p) {
         member = ec::RistrettoPoint::Select(member, members[i][p], CtEq64(j, p));
       }
-      const ec::Scalar e = RingChallenge(m, big_r.Encode().bytes(), static_cast<std::uint32_t>(i),
+      const ec::Scalar e = RingChallenge(m, encoded[i].bytes(), static_cast<std::uint32_t>(i),
                                          static_cast<std::uint32_t>(j));
-      const ec::Scalar s_new = rng.NextScalar();
-      const ec::RistrettoPoint next = h_table.Mul(s_new) + ec::MulShort(e, member);
-      big_r = ec::RistrettoPoint::Select(big_r, next, active);
+      const ec::Scalar& s_new = forged[i][t - 1];
+      const ec::RistrettoPoint next = forged_h[i][t - 1] + ec::MulShort(e, member);
+      big_r[i] = ec::RistrettoPoint::Select(big_r[i], next, active);
       for (std::size_t p = 0; p < n; ++p) {
         s[p] = ec::Scalar::Select(s[p], s_new, active & CtEq64(j, p));
       }
     }
-    ends[i] = big_r.Encode();
-    VEIL_DECLASSIFY(&ends[i], sizeof ends[i]);  // the verifier recomputes every ring's end
+    encoded = EncodeRingPoints(big_r);
   }
-  proof.e0_ = SharedChallenge(m, ends);
+  // The ring ends: the verifier recomputes every one.
+  for (auto& end : encoded) VEIL_DECLASSIFY(&end, sizeof end);
+  proof.e0_ = SharedChallenge(m, encoded);
 
-  offset = 0;
+  // After e0: positions 0 .. d_i - 1 (slot t is position t, a dummy from d_i on), then close each
+  // ring at d_i with s = k_i - e_{i,d_i} r_i.
+  std::vector<ec::Scalar> e(k);
   for (std::size_t i = 0; i < k; ++i) {
-    const std::size_t n = RingSize(bits, i);
-    ec::Scalar* s = proof.s_.data() + offset;
-    offset += n;
-    // After e0: positions 0 .. d_i - 1 (slot t is position t, a dummy from d_i on), then close
-    // the ring at d_i with s = k_i - e_{i,d_i} r_i.
-    ec::Scalar e = RingChallenge(m, proof.e0_, static_cast<std::uint32_t>(i), 0);
-    for (std::size_t t = 0; t + 1 < n; ++t) {
-      const std::uint64_t active = CtLt64(t, d[i]);
-      const ec::Scalar s_new = rng.NextScalar();
-      const ec::RistrettoPoint next = h_table.Mul(s_new) + ec::MulShort(e, members[i][t]);
-      const ec::Scalar e_next =
-          RingChallenge(m, next.Encode().bytes(), static_cast<std::uint32_t>(i),
-                        static_cast<std::uint32_t>(t + 1));
-      e = ec::Scalar::Select(e, e_next, active);
-      s[t] = ec::Scalar::Select(s[t], s_new, active);
+    e[i] = RingChallenge(m, proof.e0_, static_cast<std::uint32_t>(i), 0);
+  }
+  std::vector<ec::RistrettoPoint> next(k);
+  for (std::size_t t = 0; t + 1 < widest; ++t) {
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t n = RingSize(bits, i);
+      if (t + 1 >= n) continue;
+      ec::Scalar* s = proof.s_.data() + RingOffset(i);
+      next[i] = forged_h[i][n - 2 - t] + ec::MulShort(e[i], members[i][t]);
+      s[t] = ec::Scalar::Select(s[t], forged[i][n - 2 - t], CtLt64(t, d[i]));
     }
-    const ec::Scalar closing = nonce[i] - e * r[i];
-    for (std::size_t p = 0; p < n; ++p) s[p] = ec::Scalar::Select(s[p], closing, CtEq64(d[i], p));
+    encoded = EncodeRingPoints(next);
+    for (std::size_t i = 0; i < k; ++i) {
+      if (t + 1 >= RingSize(bits, i)) continue;
+      const ec::Scalar e_next = RingChallenge(m, encoded[i].bytes(), static_cast<std::uint32_t>(i),
+                                              static_cast<std::uint32_t>(t + 1));
+      e[i] = ec::Scalar::Select(e[i], e_next, CtLt64(t, d[i]));
+    }
+  }
+  for (std::size_t i = 0; i < k; ++i) {
+    ec::Scalar* s = proof.s_.data() + RingOffset(i);
+    const ec::Scalar closing = nonce[i] - e[i] * r[i];
+    for (std::size_t p = 0; p < RingSize(bits, i); ++p) {
+      s[p] = ec::Scalar::Select(s[p], closing, CtEq64(d[i], p));
+    }
     nonce[i].Wipe();
     r[i].Wipe();
+    e[i].Wipe();
     d[i] = 0;
   }
   // The responses are the proof: uniformly random at every position whatever the digits.
@@ -243,22 +290,29 @@ Status BorromeanRangeProof::Verify(Transcript& transcript, const Commitment& com
       BindStatement(transcript, bits_, commitment.Encode(), digit_commitments_);
   const auto members = RingMembers(bits_, commitment.point(), digit_points_);
   const ec::FixedBaseTable& h_table = PedersenGens::Default().h_table();
-  std::vector<ec::CompressedRistretto> ends(k);
-  std::size_t offset = 0;
+  // The rings in lock step, as the prover runs them, so each position's points encode as a batch.
+  const std::size_t widest = RingSize(bits_, 0);
+  std::vector<ec::Scalar> e(k);
   for (std::size_t i = 0; i < k; ++i) {
-    const std::size_t n = RingSize(bits_, i);
-    ec::Scalar e = RingChallenge(m, e0_, static_cast<std::uint32_t>(i), 0);
-    for (std::size_t j = 0; j < n; ++j) {
-      const ec::RistrettoPoint big_r = h_table.Mul(s_[offset + j]) + members[i][j].MulVartime(e);
-      const ec::CompressedRistretto enc = big_r.Encode();
+    e[i] = RingChallenge(m, e0_, static_cast<std::uint32_t>(i), 0);
+  }
+  std::vector<ec::RistrettoPoint> points(k);
+  std::vector<ec::CompressedEdwardsY> ends(k);
+  for (std::size_t j = 0; j < widest; ++j) {
+    for (std::size_t i = 0; i < k; ++i) {
+      if (j >= RingSize(bits_, i)) continue;
+      points[i] = h_table.Mul(s_[RingOffset(i) + j]) + members[i][j].MulVartime(e[i]);
+    }
+    const std::vector<ec::CompressedEdwardsY> encoded = EncodeRingPoints(points);
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t n = RingSize(bits_, i);
       if (j + 1 < n) {
-        e = RingChallenge(m, enc.bytes(), static_cast<std::uint32_t>(i),
-                          static_cast<std::uint32_t>(j + 1));
-      } else {
-        ends[i] = enc;
+        e[i] = RingChallenge(m, encoded[i].bytes(), static_cast<std::uint32_t>(i),
+                             static_cast<std::uint32_t>(j + 1));
+      } else if (j + 1 == n) {
+        ends[i] = encoded[i];
       }
     }
-    offset += n;
   }
   if (SharedChallenge(m, ends) != e0_) return VerificationFailed();
   return Status::Ok();

@@ -105,6 +105,19 @@ TEST_F(Edwards25519Test, RandomPointsRoundTripAndMatchLibsodium) {
   }
 }
 
+TEST_F(Edwards25519Test, EncodeBatchMatchesEncodeOnEachPoint) {
+  EXPECT_TRUE(EdwardsPoint::EncodeBatch({}).empty());
+  std::vector<EdwardsPoint> points = {EdwardsPoint::Identity(), EdwardsPoint::Basepoint()};
+  // Sums, so that Z is not 1 and differs between points.
+  for (int i = 0; i < 40; ++i) points.push_back(P(RandomValidPoint()) + P(RandomValidPoint()));
+  points.push_back(-points.back());
+  const std::vector<CompressedEdwardsY> batch = EdwardsPoint::EncodeBatch(points);
+  ASSERT_EQ(batch.size(), points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    EXPECT_EQ(batch[i].bytes(), points[i].Encode().bytes()) << i;
+  }
+}
+
 TEST_F(Edwards25519Test, ScalarMultiplicationMatchesLibsodium) {
   for (int i = 0; i < 200; ++i) {
     const Bytes32 s = RandomScalarBytes(), p = RandomValidPoint();

@@ -163,7 +163,7 @@ TEST(BorromeanRangeTest, DecodingIsStrict) {
   longer.push_back(0);
   EXPECT_EQ(code(longer), Code::kInvalidArgument);
   Bytes version = good;
-  version[0] = 2;
+  version[0] = BorromeanRangeProof::kVersion + 1;
   EXPECT_EQ(code(version), Code::kInvalidArgument);
   Bytes zero_bits = good;
   zero_bits[1] = 0;

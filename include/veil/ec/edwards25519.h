@@ -27,6 +27,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "veil/base/bytes.h"
 #include "veil/base/result.h"
@@ -76,6 +77,9 @@ class EdwardsPoint {
 
   // RFC 8032 sec. 5.1.2. Constant time (one field inversion).
   CompressedEdwardsY Encode() const;
+  // Encode on each point, with one field inversion for the whole batch (Montgomery's trick: three
+  // multiplications a point). Constant time; the batch size is public.
+  static std::vector<CompressedEdwardsY> EncodeBatch(std::span<const EdwardsPoint> points);
 
   EdwardsPoint operator+(const EdwardsPoint& b) const;
   EdwardsPoint operator-(const EdwardsPoint& b) const;

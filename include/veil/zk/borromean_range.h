@@ -43,7 +43,7 @@ namespace veil::zk {
 
 class BorromeanRangeProof {
  public:
-  static constexpr std::uint8_t kVersion = 1;
+  static constexpr std::uint8_t kVersion = 2;
   static constexpr unsigned kMaxBits = 64;
 
   // The encoded size of a proof for `bits` in 1..64.
