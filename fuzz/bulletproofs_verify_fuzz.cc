@@ -35,6 +35,7 @@ std::vector<Statement> MakeStatements() {
       {64, {commit(1234567, 99)}},
       {16, {commit(1, 2), commit(3, 4), commit(5, 6)}},
       {32, {commit(0, 1), Commitment()}},
+      {40, {commit(5, 3)}},  // a width that is not a power of two (padded to 64)
   };
 }
 

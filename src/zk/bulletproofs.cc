@@ -97,7 +97,7 @@ ec::RistrettoPoint BulletproofsGeneratorH(std::uint32_t i) { return GeneratorFor
 
 std::size_t RangeProofSize(std::size_t n, std::size_t m) {
   if (!IsSupportedRangeBits(n) || m == 0 || m > kRangeProofMaxValues) return 0;
-  return 32 * (9 + 2 * internal::Log2(n * std::bit_ceil(m)));
+  return 32 * (9 + 2 * internal::Log2(PaddedRangeBits(n) * std::bit_ceil(m)));
 }
 
 // ---- Encoding ----
@@ -203,7 +203,8 @@ void WipeScalars(std::vector<ec::Scalar>& v) {
 }
 
 Status CheckShape(std::size_t n, std::size_t m) {
-  if (!IsSupportedRangeBits(n)) return InvalidArgument("range proof: n must be 8, 16, 32 or 64");
+  if (!IsSupportedRangeBits(n))
+    return InvalidArgument("range proof: the bit width must be 1 to 64");
   if (m == 0 || m > kRangeProofMaxValues) {
     return InvalidArgument("range proof: the number of values must be 1 to 64");
   }
@@ -240,8 +241,11 @@ std::vector<ec::Scalar> Powers(const ec::Scalar& x, std::size_t count) {
   return out;
 }
 
-// 2^i as a scalar, i < 64.
-ec::Scalar PowerOfTwo(std::size_t i) { return ec::Scalar::FromUint64(std::uint64_t{1} << i); }
+// Entry i of the width's power vector: 2^i below the width n, 0 from n up to the padded width
+// (those entries are still proven to be bits, but weigh nothing: docs/notes/bulletproofs.md).
+ec::Scalar PowerOfTwoBelow(std::size_t i, std::size_t n) {
+  return i < n ? ec::Scalar::FromUint64(std::uint64_t{1} << i) : ec::Scalar::Zero();
+}
 
 Result<RangeProofWithCommitments> ProveImpl(Transcript& t, std::size_t n,
                                             std::span<const ec::Scalar> values,
@@ -260,9 +264,10 @@ Result<RangeProofWithCommitments> ProveImpl(Transcript& t, std::size_t n,
   VEIL_DECLASSIFY(&in_range, sizeof in_range);
   if (!in_range) return InvalidArgument("range proof: a value is not below 2^n");
 
-  // M values (m padded to a power of two), N = n M bits.
+  // M values (m padded to a power of two), np bits a value (n padded), N = np M bits.
+  const std::size_t np = PaddedRangeBits(n);
   const std::size_t big_m = std::bit_ceil(m);
-  const std::size_t big_n = n * big_m;
+  const std::size_t big_n = np * big_m;
   GeneratorCache& gens = GeneratorCache::Get();
   const std::span<const ec::RistrettoPoint> G = gens.G(big_n);
   const std::span<const ec::RistrettoPoint> H = gens.H(big_n);
@@ -303,7 +308,7 @@ Result<RangeProofWithCommitments> ProveImpl(Transcript& t, std::size_t n,
   // by a constant-time select, which costs one addition per bit instead of an MSM term.
   std::vector<std::uint64_t> bits(big_n, 0);
   for (std::size_t j = 0; j < m; ++j) {
-    for (std::size_t i = 0; i < n; ++i) bits[j * n + i] = values[j].Bit(i);
+    for (std::size_t i = 0; i < n; ++i) bits[j * np + i] = values[j].Bit(i);
   }
   ec::RistrettoPoint big_a = pc.h_table().Mul(alpha);
   for (std::size_t i = 0; i < big_n; ++i) big_a += ec::RistrettoPoint::Select(-H[i], G[i], bits[i]);
@@ -339,7 +344,7 @@ Result<RangeProofWithCommitments> ProveImpl(Transcript& t, std::size_t n,
     ec::Scalar a_l = ec::Scalar::FromUint64(bits[i]);
     ec::Scalar a_r = a_l - ec::Scalar::One();
     l0[i] = a_l - z;
-    r0[i] = y_pow[i] * (a_r + z) + z_pow[2 + i / n] * PowerOfTwo(i % n);
+    r0[i] = y_pow[i] * (a_r + z) + z_pow[2 + i / np] * PowerOfTwoBelow(i % np, n);
     r1[i] = y_pow[i] * s_r[i];
     a_l.Wipe();
     a_r.Wipe();
@@ -472,8 +477,9 @@ Status AddProof(Transcript& t, std::size_t n, std::span<const Commitment> commit
                 const ec::Scalar& weight_poly, RangeProofBatchVerifier::Accumulator& acc) {
   const std::size_t m = commitments.size();
   VEIL_RETURN_IF_ERROR(CheckShape(n, m));
+  const std::size_t np = PaddedRangeBits(n);
   const std::size_t big_m = std::bit_ceil(m);
-  const std::size_t big_n = n * big_m;
+  const std::size_t big_n = np * big_m;
   const std::size_t k = internal::Log2(big_n);
   if (proof.rounds() != k) {
     return InvalidArgument("range proof: size does not match the bit width and value count");
@@ -538,7 +544,7 @@ Status AddProof(Transcript& t, std::size_t n, std::span<const Commitment> commit
   ec::Scalar y_inv_i = ec::Scalar::One();
   for (std::size_t i = 0; i < big_n; ++i) {
     acc.g[i] -= wi_z + wi_a * ipa.s[i];
-    const ec::Scalar d_i = wi_z2[i / n] * PowerOfTwo(i % n);
+    const ec::Scalar d_i = wi_z2[i / np] * PowerOfTwoBelow(i % np, n);
     acc.h[i] += wi_z + y_inv_i * (d_i - wi_b * ipa.s[big_n - 1 - i]);
     y_inv_i *= y_inv[0];
   }

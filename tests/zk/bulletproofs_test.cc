@@ -106,10 +106,22 @@ TEST(Bulletproofs, SizesAndShapes) {
   EXPECT_EQ(RangeProofSize(64, 64), 32u * (9 + 2 * 12));
   EXPECT_EQ(RangeProofSize(64, 0), 0u);
   EXPECT_EQ(RangeProofSize(64, 65), 0u);
-  EXPECT_EQ(RangeProofSize(7, 1), 0u);
   EXPECT_EQ(RangeProofSize(128, 1), 0u);
-  for (std::size_t n : std::array<std::size_t, 8>{1, 4, 7, 12, 24, 48, 128, 256})
+  EXPECT_EQ(RangeProofSize(0, 1), 0u);
+  EXPECT_EQ(RangeProofSize(65, 1), 0u);
+  // Other widths take the padded width's size.
+  EXPECT_EQ(RangeProofSize(1, 1), RangeProofSize(8, 1));
+  EXPECT_EQ(RangeProofSize(7, 1), RangeProofSize(8, 1));
+  EXPECT_EQ(RangeProofSize(12, 3), RangeProofSize(16, 4));
+  EXPECT_EQ(RangeProofSize(40, 1), 672u);
+  for (std::size_t n : std::array<std::size_t, 4>{0, 65, 128, 256})
     EXPECT_FALSE(IsSupportedRangeBits(n)) << n;
+  for (std::size_t n = 1; n <= 64; ++n) {
+    EXPECT_TRUE(IsSupportedRangeBits(n)) << n;
+    EXPECT_TRUE(std::has_single_bit(PaddedRangeBits(n)) && PaddedRangeBits(n) >= n &&
+                PaddedRangeBits(n) >= 8 && PaddedRangeBits(n) < 2 * std::max<std::size_t>(n, 8))
+        << n;
+  }
 }
 
 TEST(Bulletproofs, CompletenessEveryWidth) {
@@ -130,6 +142,31 @@ TEST(Bulletproofs, CompletenessEveryWidth) {
       EXPECT_EQ(Hx(dec->Encode()), Hx(enc));
       EXPECT_TRUE(Verify(n, out.commitments, *dec).ok());
     }
+  }
+}
+
+// Widths that are not powers of two: proven over the padded width with zero weights above n.
+TEST(Bulletproofs, WidthsThatAreNotPowersOfTwo) {
+  TestRng rng(43);
+  for (std::size_t n : std::array<std::size_t, 6>{1, 5, 12, 40, 52, 63}) {
+    const ec::Scalar max = Pow2(n) - ec::Scalar::One();
+    for (const ec::Scalar& v : {ec::Scalar::Zero(), max, RandomValue(rng, n)}) {
+      const std::vector<ec::Scalar> values = {v, max}, blindings = {rng.Scalar(), rng.Scalar()};
+      const auto out = Prove(n, values, blindings);
+      EXPECT_TRUE(Verify(n, out.commitments, out.proof).ok()) << n;
+      EXPECT_EQ(out.proof.Encode().size(), RangeProofSize(n, 2));
+      // The width is part of the statement: the padded width, or any other, rejects it.
+      EXPECT_EQ(Verify(PaddedRangeBits(n), out.commitments, out.proof), VerificationFailed()) << n;
+      if (n > 1) {
+        EXPECT_FALSE(Verify(n - 1, out.commitments, out.proof).ok()) << n;
+      }
+    }
+    // 2^n is refused by the prover, and a proof of it for the padded width does not pass as n.
+    Transcript t = Context();
+    const std::vector<ec::Scalar> over = {Pow2(n)}, blinding = {rng.Scalar()};
+    EXPECT_EQ(ProveRange(t, n, over, blinding).status().code(), Code::kInvalidArgument) << n;
+    const auto wide = Prove(PaddedRangeBits(n), over, blinding);
+    EXPECT_EQ(Verify(n, wide.commitments, wide.proof), VerificationFailed()) << n;
   }
 }
 
@@ -185,7 +222,7 @@ TEST(Bulletproofs, ProveRefusesOutOfRangeValues) {
   }
   // Unsupported shapes.
   const std::vector<ec::Scalar> one = {ec::Scalar::One()};
-  for (std::size_t n : std::array<std::size_t, 4>{0, 7, 12, 128}) {
+  for (std::size_t n : std::array<std::size_t, 4>{0, 65, 100, 128}) {
     Transcript t = Context();
     EXPECT_EQ(ProveRange(t, n, one, one).status().code(), Code::kInvalidArgument) << n;
   }
@@ -474,12 +511,13 @@ TEST(Bulletproofs, BatchVerification) {
 
 // ---- An independent, plain prover (the note's protocol), honest or cheating ----
 
-// Proves with the given a_L (N = n M entries) instead of the bits of the values; values and
-// blindings make the commitments. Honest when a_L holds the bits.
+// Proves with the given a_L (N = np M entries, np = PaddedRangeBits(n)) instead of the bits of
+// the values; values and blindings make the commitments. Honest when a_L holds the bits.
 Bytes PlainProve(std::size_t n, const std::vector<ec::Scalar>& values,
                  const std::vector<ec::Scalar>& blindings, const std::vector<ec::Scalar>& a_l,
                  TestRng& rng) {
-  const std::size_t m = values.size(), big_m = std::bit_ceil(m), big_n = n * big_m;
+  const std::size_t np = PaddedRangeBits(n);
+  const std::size_t m = values.size(), big_m = std::bit_ceil(m), big_n = np * big_m;
   std::vector<ec::RistrettoPoint> G, Hv;
   for (std::size_t i = 0; i < big_n; ++i) {
     G.push_back(BulletproofsGeneratorG(static_cast<std::uint32_t>(i)));
@@ -532,9 +570,10 @@ Bytes PlainProve(std::size_t n, const std::vector<ec::Scalar>& values,
   ec::Scalar y_i = ec::Scalar::One();
   for (std::size_t i = 0; i < big_n; ++i) {
     ec::Scalar z_j = z * z;  // z^(2+j)
-    for (std::size_t j = 0; j < i / n; ++j) z_j *= z;
+    for (std::size_t j = 0; j < i / np; ++j) z_j *= z;
     l0[i] = a_l[i] - z;
-    r0[i] = y_i * (a_r[i] + z) + z_j * Pow2(i % n);
+    // The power vector: 2^i below the width, 0 in the padding.
+    r0[i] = y_i * (a_r[i] + z) + z_j * (i % np < n ? Pow2(i % np) : ec::Scalar::Zero());
     r1[i] = y_i * s_r[i];
     y_i *= y;
   }
@@ -615,10 +654,12 @@ Bytes PlainProve(std::size_t n, const std::vector<ec::Scalar>& values,
   return out;
 }
 
+// The low n bits of each value, PaddedRangeBits(n) entries a value (the padding entries 0).
 std::vector<ec::Scalar> BitsOf(const std::vector<ec::Scalar>& values, std::size_t n) {
-  std::vector<ec::Scalar> a_l(n * std::bit_ceil(values.size()));
+  const std::size_t np = PaddedRangeBits(n);
+  std::vector<ec::Scalar> a_l(np * std::bit_ceil(values.size()));
   for (std::size_t j = 0; j < values.size(); ++j) {
-    for (std::size_t i = 0; i < n; ++i) a_l[j * n + i] = ec::Scalar::FromUint64(values[j].Bit(i));
+    for (std::size_t i = 0; i < n; ++i) a_l[j * np + i] = ec::Scalar::FromUint64(values[j].Bit(i));
   }
   return a_l;
 }
@@ -634,7 +675,8 @@ std::vector<Commitment> CommitAll(const std::vector<ec::Scalar>& values,
 
 TEST(Bulletproofs, PlainProverAgreesWithTheVerifier) {
   TestRng rng(50);
-  for (const auto& [n, m] : {std::pair<std::size_t, std::size_t>{8, 1}, {16, 3}, {64, 1}}) {
+  for (const auto& [n, m] :
+       {std::pair<std::size_t, std::size_t>{8, 1}, {16, 3}, {40, 2}, {5, 1}, {64, 1}}) {
     std::vector<ec::Scalar> values, blindings;
     for (std::size_t j = 0; j < m; ++j) {
       values.push_back(RandomValue(rng, n));
@@ -648,7 +690,7 @@ TEST(Bulletproofs, PlainProverAgreesWithTheVerifier) {
 
 TEST(Bulletproofs, CheatingProverRejected) {
   TestRng rng(51);
-  for (std::size_t n : std::array<std::size_t, 2>{8, 64}) {
+  for (std::size_t n : std::array<std::size_t, 3>{8, 40, 64}) {
     const std::vector<ec::Scalar> blindings = {rng.Scalar()};
     // v = 2^n with a_L = its low n bits (all zero): <a_L, 2^n> != v.
     {
@@ -665,15 +707,26 @@ TEST(Bulletproofs, CheatingProverRejected) {
     // v = 2^n with a non-binary a_L whose weighted sum is v: a_L[n-1] = 2.
     {
       const std::vector<ec::Scalar> values = {Pow2(n)};
-      std::vector<ec::Scalar> a_l(n);
+      std::vector<ec::Scalar> a_l(PaddedRangeBits(n));
       a_l[n - 1] = ec::Scalar::FromUint64(2);
       const Bytes proof = PlainProve(n, values, blindings, a_l, rng);
       EXPECT_EQ(VerifyBytes(n, CommitAll(values, blindings), proof), VerificationFailed()) << n;
     }
+    // A padded width: v = 2^n with the bit for 2^n set in the padding, which weighs 0.
+    if (PaddedRangeBits(n) > n) {
+      const std::vector<ec::Scalar> values = {Pow2(n)};
+      std::vector<ec::Scalar> a_l(PaddedRangeBits(n));
+      a_l[n] = ec::Scalar::One();
+      const Bytes proof = PlainProve(n, values, blindings, a_l, rng);
+      EXPECT_EQ(VerifyBytes(n, CommitAll(values, blindings), proof), VerificationFailed()) << n;
+      // The same bits are an honest proof of 2^n at the padded width.
+      const Bytes wide = PlainProve(PaddedRangeBits(n), values, blindings, a_l, rng);
+      EXPECT_TRUE(VerifyBytes(PaddedRangeBits(n), CommitAll(values, blindings), wide).ok()) << n;
+    }
     // v = l - 1 (that is -1) with a_L all ones: no binary a_L sums to it.
     {
       const std::vector<ec::Scalar> values = {-ec::Scalar::One()};
-      std::vector<ec::Scalar> a_l(n, ec::Scalar::One());
+      std::vector<ec::Scalar> a_l(PaddedRangeBits(n), ec::Scalar::One());
       const Bytes proof = PlainProve(n, values, blindings, a_l, rng);
       EXPECT_EQ(VerifyBytes(n, CommitAll(values, blindings), proof), VerificationFailed()) << n;
     }

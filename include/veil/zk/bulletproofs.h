@@ -3,24 +3,27 @@
 // ordinary Pedersen commitments V = v G + gamma H of zk::PedersenGens::Default()
 // (docs/notes/bulletproofs.md has the math, the transcript layout and the costs).
 //
-// A range proof shows that each of m commitments V_0..V_{m-1} opens to a value in [0, 2^n), for a
-// width n in {8, 16, 32, 64} and any m from 1 to kRangeProofMaxValues (one aggregated proof of
-// size logarithmic in n m). A count m that is not a power of two is padded to the next power of
-// two M with commitments the verifier fixes itself (the identity, value 0 and blinding 0); the
-// note shows why that is sound. The generators G_i, H_i (i < n M) are hash-to-group points with
-// the DST kBulletproofsDst, so nobody knows a discrete-log relation between them.
+// A range proof shows that each of m commitments V_0..V_{m-1} opens to a value in [0, 2^n), for any
+// width n from 1 to 64 and any m from 1 to kRangeProofMaxValues (one aggregated proof of size
+// logarithmic in n m). A width that is not a power of two is proven over PaddedRangeBits(n) bits
+// whose power vector is 2^i below n and 0 above, so the proof has the padded width's size. A count
+// m that is not a power of two is padded to the next power of two M with commitments the verifier
+// fixes itself (the identity, value 0 and blinding 0); the note shows why that is sound. The
+// generators G_i, H_i (i < n M) are hash-to-group points with the DST kBulletproofsDst, so nobody
+// knows a discrete-log relation between them.
 //
 // Transcript: ProveRange and VerifyRange append the protocol label kRangeProofProtocol (which
 // carries the version), n, m, the commitments, then the proof's messages as they are produced,
 // drawing y, z, x, w and one u per inner-product round; both sides end in the same state, so
 // proofs can be chained in one transcript. The caller appends its own context first.
 //
-// Encoding (strict, 32 (9 + 2 log2(n M)) bytes, 672 for one 64-bit value): A, S, T_1, T_2 as
-// canonical ristretto255 encodings, t_hat, tau_x, mu as canonical scalars, then L_j, R_j for each
-// round, then a, b. The format is versioned by the protocol label in the transcript (a proof of
-// another version does not verify) and determined by its length; an envelope above may add a tag.
-// Decode rejects any other length, non-canonical scalars and points (kInvalidArgument); a proof
-// that decodes but does not verify gets VerificationFailed() and nothing more.
+// Encoding (strict, 32 (9 + 2 log2(np M)) bytes, np = PaddedRangeBits(n), 672 for one 64-bit
+// value): A, S, T_1, T_2 as canonical ristretto255 encodings, t_hat, tau_x, mu as canonical
+// scalars, then L_j, R_j for each round, then a, b. The format is versioned by the protocol label
+// in the transcript (a proof of another version does not verify) and determined by its length; an
+// envelope above may add a tag. Decode rejects any other length, non-canonical scalars and points
+// (kInvalidArgument); a proof that decodes but does not verify gets VerificationFailed() and
+// nothing more.
 //
 // Verification is one variable-time multi-scalar multiplication (the inner-product argument
 // folded into the range check, with a random weight joining the two equations);
@@ -36,6 +39,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -60,12 +64,13 @@ inline constexpr std::string_view kBulletproofsDst =
 // At most this many values per proof; with n = 64 the generators then number 64 * 64 of each kind.
 inline constexpr std::size_t kRangeProofMaxValues = 64;
 
-// n in {8, 16, 32, 64}.
-constexpr bool IsSupportedRangeBits(std::size_t n) {
-  return n == 8 || n == 16 || n == 32 || n == 64;
-}
-// The encoded size of a proof for m values of n bits, 32 (9 + 2 log2(n M)) with M = m rounded up to
-// a power of two; 0 if n or m is unsupported.
+// Any bit width n from 1 to 64.
+constexpr bool IsSupportedRangeBits(std::size_t n) { return n >= 1 && n <= 64; }
+// The proof's vectors hold PaddedRangeBits(n) entries a value: n rounded up to a power of two, at
+// least 8. Entries from n up are proven to be bits but weigh 0 in the value.
+constexpr std::size_t PaddedRangeBits(std::size_t n) { return n <= 8 ? 8 : std::bit_ceil(n); }
+// The encoded size of a proof for m values of n bits, 32 (9 + 2 log2(PaddedRangeBits(n) M)) with
+// M = m rounded up to a power of two; 0 if n or m is unsupported.
 std::size_t RangeProofSize(std::size_t n, std::size_t m);
 
 // G_i = HashToGroup("G" || u32_be(i), kBulletproofsDst) and H_i likewise with "H", recomputed on
@@ -75,7 +80,7 @@ ec::RistrettoPoint BulletproofsGeneratorH(std::uint32_t i);
 
 class RangeProof {
  public:
-  // log2(n M) for n = 8 and M = 1 up to n = 64 and M = 64.
+  // log2(np M) for np = 8 and M = 1 up to np = 64 and M = 64.
   static constexpr std::size_t kMinRounds = 3;
   static constexpr std::size_t kMaxRounds = 12;
 
@@ -86,7 +91,7 @@ class RangeProof {
   static Result<RangeProof> Decode(ByteView bytes, std::size_t n, std::size_t m);
   Bytes Encode() const;
 
-  // log2(n M): the number of inner-product rounds.
+  // log2(np M): the number of inner-product rounds.
   std::size_t rounds() const { return L_.size(); }
   std::size_t size() const { return 32 * (9 + 2 * rounds()); }
 
@@ -134,7 +139,7 @@ Result<RangeProofWithCommitments> ProveRangeWithRandomness(
 
 // Ok if `proof` shows that every commitment opens to a value in [0, 2^n); VerificationFailed()
 // otherwise. kInvalidArgument if n or the number of commitments is unsupported or the proof's
-// rounds() is not log2(n M). Uses a random weight from the CSPRNG (a bad proof passes with
+// rounds() is not log2(np M). Uses a random weight from the CSPRNG (a bad proof passes with
 // probability at most 2^-128).
 Status VerifyRange(Transcript& transcript, std::size_t n, std::span<const Commitment> commitments,
                    const RangeProof& proof);
