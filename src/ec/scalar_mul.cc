@@ -136,17 +136,52 @@ Completed AddDigit(const Completed& c, std::int8_t digit, const Niels* odd_multi
   return internal::Sub(e, odd_multiples[(-digit) / 2]);
 }
 
+// Working memory of the variable-time multi-scalar multiplications, kept per thread between calls.
+// Allocating it afresh each time cost more than the arithmetic at some sizes: blocks above glibc's
+// mmap threshold (128 KiB: Straus's tables from about 100 points, Pippenger's arrays) come back
+// as fresh pages, and faulting them in took 8-20% of an MSM (docs/performance.md). Only public data
+// passes through here (these functions are variable time); above kScratchKeep bytes the memory is
+// returned after the call.
+struct StrausDigit {
+  std::uint32_t point;
+  std::int32_t value;
+};
+struct VartimeScratch {
+  std::vector<std::array<ProjectiveNiels, 8>> tables;
+  std::vector<std::array<std::int8_t, 256>> nafs;
+  std::vector<StrausDigit> digits;
+  std::vector<AffineNiels> niels;
+  std::vector<Fe25519> prefix;
+  std::vector<std::array<std::uint64_t, 4>> words;
+  std::vector<std::uint8_t> carries;
+
+  std::size_t Bytes() const {
+    return tables.capacity() * sizeof(tables[0]) + nafs.capacity() * sizeof(nafs[0]) +
+           digits.capacity() * sizeof(digits[0]) + niels.capacity() * sizeof(niels[0]) +
+           prefix.capacity() * sizeof(prefix[0]) + words.capacity() * sizeof(words[0]) +
+           carries.capacity();
+  }
+  void ReleaseIfLarge() {
+    constexpr std::size_t kScratchKeep = std::size_t{8} << 20;
+    if (Bytes() > kScratchKeep) *this = VartimeScratch();
+  }
+};
+
+VartimeScratch& Scratch() {
+  thread_local VartimeScratch scratch;
+  return scratch;
+}
+
 // Straus: one doubling chain, each point's NAF-5 digits added from its own table. The nonzero
 // digits (about one in six) are listed bit by bit first, so the main loop reads only them, in
 // order, instead of testing every point's digit at every bit.
 Extended StrausVartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const std::size_t n = scalars.size();
-  struct Digit {
-    std::uint32_t point;
-    std::int32_t value;
-  };
-  std::vector<std::array<ProjectiveNiels, 8>> tables(n);
-  std::vector<std::array<std::int8_t, 256>> nafs(n);
+  VartimeScratch& scratch = Scratch();
+  auto& tables = scratch.tables;
+  auto& nafs = scratch.nafs;
+  tables.resize(n);
+  nafs.resize(n);
   std::array<std::uint32_t, 257> start{};  // digits of bit i: [start[i], start[i + 1])
   for (std::size_t j = 0; j < n; ++j) {
     nafs[j] = scalars[j].ToNafVartime(5);
@@ -154,7 +189,8 @@ Extended StrausVartime(std::span<const Scalar> scalars, std::span<const Ristrett
     for (std::size_t i = 0; i < 256; ++i) start[i + 1] += nafs[j][i] != 0 ? 1u : 0u;
   }
   for (std::size_t i = 0; i < 256; ++i) start[i + 1] += start[i];
-  std::vector<Digit> digits(start[256]);
+  auto& digits = scratch.digits;
+  digits.resize(start[256]);
   std::array<std::uint32_t, 256> next;
   std::copy(start.begin(), start.end() - 1, next.begin());
   for (std::size_t j = 0; j < n; ++j) {
@@ -167,77 +203,87 @@ Extended StrausVartime(std::span<const Scalar> scalars, std::span<const Ristrett
          start[static_cast<std::size_t>(top) + 1] == start[static_cast<std::size_t>(top)]) {
     --top;
   }
-  if (top < 0) return internal::kIdentity;
-  Projective r{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne};
-  Completed c{};
-  for (int i = top; i >= 0; --i) {
-    const auto bit = static_cast<std::size_t>(i);
-    c = internal::Double(r);
-    for (std::uint32_t k = start[bit]; k < start[bit + 1]; ++k) {
-      const Digit d = digits[k];
-      c = AddDigit(c, static_cast<std::int8_t>(d.value), tables[d.point].data());
+  Extended out = internal::kIdentity;
+  if (top >= 0) {
+    Projective r{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne};
+    Completed c{};
+    for (int i = top; i >= 0; --i) {
+      const auto bit = static_cast<std::size_t>(i);
+      c = internal::Double(r);
+      for (std::uint32_t k = start[bit]; k < start[bit + 1]; ++k) {
+        const StrausDigit d = digits[k];
+        c = AddDigit(c, static_cast<std::int8_t>(d.value), tables[d.point].data());
+      }
+      r = internal::ToProjective(c);
     }
-    r = internal::ToProjective(c);
+    out = internal::ToExtended(c);
   }
-  return internal::ToExtended(c);
-}
-
-// Signed radix-2^w digits (w <= 15) of a scalar (< 2^253): digits in [-2^(w-1), 2^(w-1)], count
-// ceil(253 / w) + 1 (the last absorbs the carry).
-std::vector<std::int32_t> SignedRadixDigits(const Scalar& s, unsigned w) {
-  const Scalar::Bytes b = s.ToBytes();
-  std::array<std::uint64_t, 5> words{};
-  for (std::size_t i = 0; i < 4; ++i) words[i] = LoadLe64(b.data() + 8 * i);
-  const std::size_t count = (253 + w - 1) / w + 1;
-  std::vector<std::int32_t> d(count);
-  const std::int32_t radix = 1 << w;
-  const std::uint64_t mask = (std::uint64_t{1} << w) - 1;
-  std::int32_t carry = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    const std::size_t bit = i * w;
-    const std::size_t idx = bit / 64, off = bit % 64;
-    std::uint64_t v = idx < 4 ? words[idx] >> off : 0;
-    if (off + w > 64 && idx + 1 < 4) v |= words[idx + 1] << (64 - off);
-    std::int32_t digit = static_cast<std::int32_t>(v & mask) + carry;
-    carry = (digit + radix / 2) >> w;  // 1 when digit >= 2^(w-1)
-    digit -= carry * radix;
-    d[i] = digit;
-  }
-  return d;
+  scratch.ReleaseIfLarge();
+  return out;
 }
 
 // Pippenger: per window of w bits, points sorted into 2^(w-1) buckets by |digit| (negated for
-// negative digits), buckets summed with the running-sum trick, windows combined by doubling.
+// negative digits), buckets summed with the running-sum trick. The windows run from the lowest up,
+// each point's signed digit made on the fly from its scalar's words and a carry (no digit array),
+// and their sums are combined at the end by doubling, from the highest down.
 Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   const std::size_t n = scalars.size();
-  // Window width by the cost model of docs/notes/ec.md: windows * (7 n + 18 * 2^(w-1)) field
-  // multiplications, minimised.
-  const unsigned w = n < 300 ? 6 : n < 800 ? 7 : n < 2500 ? 8 : 9;
-  // Digits window-major, so each window's pass over the points reads them in order.
+  // Window width: the cost model of docs/notes/ec.md (windows * (7 n + 18 * 2^(w-1)) field
+  // multiplications) shifted by measurement toward wider windows, since a point's add also costs
+  // its digit and memory traffic (docs/performance.md has the probe).
+  const unsigned w = n < 200 ? 6 : n < 700 ? 7 : n < 2500 ? 8 : n < 10000 ? 9 : 10;
+  // ceil(253 / w) + 1 windows: the last takes the final carry.
   const std::size_t windows = (253 + w - 1) / w + 1;
-  std::vector<std::int16_t> digits(windows * n);
-  std::vector<Extended> pts(n);
+  VartimeScratch& scratch = Scratch();
+  auto& words = scratch.words;
+  auto& carries = scratch.carries;
+  words.resize(n);
+  carries.assign(n, 0);
   for (std::size_t j = 0; j < n; ++j) {
-    const std::vector<std::int32_t> d = SignedRadixDigits(scalars[j], w);
-    for (std::size_t win = 0; win < windows; ++win) {
-      digits[win * n + j] = static_cast<std::int16_t>(d[win]);
-    }
-    pts[j] = points[j].edwards();
+    const Scalar::Bytes b = scalars[j].ToBytes();
+    for (std::size_t i = 0; i < 4; ++i) words[j][i] = LoadLe64(b.data() + 8 * i);
   }
-  const std::vector<AffineNiels> niels = ToAffineNielsBatch(pts);
+  // The points in affine Niels form, with one field inversion (Montgomery's trick).
+  auto& niels = scratch.niels;
+  auto& prefix = scratch.prefix;
+  niels.resize(n);
+  prefix.resize(n);
+  Fe25519 acc = crypto::kFeOne;
+  for (std::size_t j = 0; j < n; ++j) {
+    prefix[j] = acc;
+    acc = FeMul(acc, points[j].edwards().z);
+  }
+  Fe25519 inv = crypto::FeInvert(acc);
+  for (std::size_t j = n; j-- > 0;) {
+    const Extended& p = points[j].edwards();
+    const Fe25519 zinv = FeMul(inv, prefix[j]);
+    inv = FeMul(inv, p.z);
+    const Fe25519 x = FeMul(p.x, zinv);
+    const Fe25519 y = FeMul(p.y, zinv);
+    niels[j] = {FeAdd(y, x), FeSub(y, x), FeMul(FeMul(x, y), internal::kD2)};
+  }
+
   const std::size_t bucket_count = std::size_t{1} << (w - 1);
+  const std::int32_t radix = std::int32_t{1} << w;
+  const std::uint64_t mask = (std::uint64_t{1} << w) - 1;
   std::vector<Extended> buckets(bucket_count);
   std::vector<bool> used(bucket_count);
-  Extended total = internal::kIdentity;
-  for (std::size_t win = windows; win-- > 0;) {
-    for (std::size_t k = 0; k < w; ++k) total = internal::DoubleExt(total);
+  std::vector<Extended> window_sums(windows);
+  for (std::size_t win = 0; win < windows; ++win) {
+    const std::size_t bit = win * w;
+    const std::size_t idx = bit / 64, off = bit % 64;
     std::fill(used.begin(), used.end(), false);
     for (std::size_t j = 0; j < n; ++j) {
-      const std::int32_t d = digits[win * n + j];
+      std::uint64_t v = idx < 4 ? words[j][idx] >> off : 0;
+      if (off + w > 64 && idx + 1 < 4) v |= words[j][idx + 1] << (64 - off);
+      std::int32_t d = static_cast<std::int32_t>(v & mask) + carries[j];
+      const std::int32_t carry = (d + radix / 2) >> w;  // 1 when d >= 2^(w-1)
+      carries[j] = static_cast<std::uint8_t>(carry);
+      d -= carry * radix;
       if (d == 0) continue;
-      const auto idx = static_cast<std::size_t>((d > 0 ? d : -d) - 1);
+      const auto b = static_cast<std::size_t>((d > 0 ? d : -d) - 1);
       const AffineNiels& q = niels[j];
-      if (!used[idx]) {
+      if (!used[b]) {
         // The first point into a bucket is written, not added to the identity. From the affine
         // Niels form: 2x = (y+x) - (y-x), 2y = (y+x) + (y-x), and with Z = 4 the extended
         // coordinates are (4x : 4y : 4 : 4xy) = (2(2x) : 2(2y) : 4 : (2x)(2y)).
@@ -245,11 +291,11 @@ Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const Ristr
         const Fe25519 y2 = crypto::FeReduce(FeAdd(q.y_plus_x, q.y_minus_x));
         const Fe25519 four{{4, 0, 0, 0, 0}};
         const Extended e{FeAdd(x2, x2), FeAdd(y2, y2), four, FeMul(x2, y2)};
-        buckets[idx] = d > 0 ? e : internal::NegExt(e);
-        used[idx] = true;
+        buckets[b] = d > 0 ? e : internal::NegExt(e);
+        used[b] = true;
       } else {
-        buckets[idx] = internal::ToExtended(d > 0 ? internal::Add(buckets[idx], q)
-                                                  : internal::Sub(buckets[idx], q));
+        buckets[b] = internal::ToExtended(d > 0 ? internal::Add(buckets[b], q)
+                                                : internal::Sub(buckets[b], q));
       }
     }
     // sum_k (k + 1) bucket_k = sum over k from the top of the running sum of buckets >= k.
@@ -259,8 +305,14 @@ Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const Ristr
       if (used[k]) running = internal::AddExt(running, buckets[k]);
       window_sum = internal::AddExt(window_sum, running);
     }
-    total = internal::AddExt(total, window_sum);
+    window_sums[win] = window_sum;
   }
+  Extended total = window_sums[windows - 1];
+  for (std::size_t win = windows - 1; win-- > 0;) {
+    for (std::size_t k = 0; k < w; ++k) total = internal::DoubleExt(total);
+    total = internal::AddExt(total, window_sums[win]);
+  }
+  scratch.ReleaseIfLarge();
   return total;
 }
 

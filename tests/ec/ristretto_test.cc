@@ -191,8 +191,8 @@ RistrettoPoint NaiveSum(std::span<const Scalar> s, std::span<const RistrettoPoin
 TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   // Around the Straus/Pippenger switch and every Pippenger window size, up to 4096.
   const std::vector<std::size_t> sizes = {1,   2,   3,   4,    5,    7,    8,   16,  31,
-                                          64,  100, 149, 150,  151,  256,  299, 300, 499,
-                                          500, 799, 800, 1024, 2499, 2500, 4096};
+                                          64,  100, 149, 150,  151,  199,  200, 256, 699,
+                                          700, 799, 800, 1024, 2499, 2500, 4096};
   std::vector<Scalar> scalars;
   std::vector<RistrettoPoint> points;
   for (std::size_t i = 0; i < 4096; ++i) {
@@ -216,6 +216,24 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
     ASSERT_TRUE(MultiScalarMulVartime(s, p).IsIdentity()) << "all zero n=" << n;
   }
   EXPECT_TRUE(MultiScalarMulVartime({}, {}).IsIdentity());
+}
+
+// The widest windows (10,000 points and up), against a naive sum made cheap by repeating 16
+// points: sum s_i P_(i mod 16) = sum_k (sum of the s_i with i mod 16 = k) P_k. Two calls in a row
+// also run on the per-thread working memory the first one left.
+TEST_F(RistrettoTest, MultiScalarMulWidestWindows) {
+  std::vector<RistrettoPoint> base;
+  for (std::size_t k = 0; k < 16; ++k) base.push_back(BasepointMul(Scalar::Random()));
+  for (const std::size_t n : {std::size_t{10000}, std::size_t{10001}}) {
+    std::vector<Scalar> s(n), folded(16);
+    std::vector<RistrettoPoint> p(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      s[i] = Scalar::Random();
+      p[i] = base[i % 16];
+      folded[i % 16] += s[i];
+    }
+    ASSERT_TRUE(MultiScalarMulVartime(s, p) == NaiveSum(folded, base)) << n;
+  }
 }
 
 TEST_F(RistrettoTest, ShortScalarMultiplication) {
