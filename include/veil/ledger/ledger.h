@@ -1,0 +1,163 @@
+// Ledger: the in-process entity chain (Arkiv's model) over a Store.
+//
+// Transactions arrive encoded (transaction.h). In instant mode each successful transaction is
+// executed and sealed into its own block at once; in timed mode Submit checks everything that
+// needs no state (encoding, limits, signature, gas) and queues, and SealBlock (called by the
+// server's clock, or by tests) executes the queue in order into one block, up to the block gas
+// limit; the rest waits for the next block. Execution runs in memory over a few reads (the named
+// entities, the sender's account); a failed transaction changes nothing and its receipt names the
+// operation and the reason; a successful block reaches the store as one atomic write.
+//
+// Reads see only live entities: expires_block > the block read at. Query pages hold at most
+// Limits::query.max_page entities in descending id order; the cursor is pinned to the block of the
+// first page, so pages stay stable while entities expire (the sweeper keeps expired rows for
+// Limits::query.cursor_lifetime_blocks). Every transaction and query reports its cost.
+//
+// Thread safety: every method is safe from any thread; one mutex serialises them (one writer).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "veil/base/result.h"
+#include "veil/ledger/chain.h"
+#include "veil/ledger/entity.h"
+#include "veil/ledger/limits.h"
+#include "veil/ledger/store.h"
+#include "veil/ledger/transaction.h"
+
+namespace veil::ledger {
+
+enum class BlockMode : std::uint8_t { kInstant, kTimed };
+
+struct LedgerOptions {
+  std::uint64_t chain_id = 1;
+  Limits limits = Limits::Arkiv();
+  BlockMode mode = BlockMode::kInstant;
+  std::size_t max_queued_txs = 10'000;  // timed mode
+  // Block timestamps; the default reads the system clock. Tests pass a fixed function.
+  std::function<std::uint64_t()> clock_ms;
+};
+
+struct TxCost {
+  std::uint32_t operations = 0;
+  std::uint64_t calldata_bytes = 0;  // the encoded transaction
+  std::uint64_t bytes_written = 0;   // payload, content type and attribute bytes stored
+  std::uint64_t gas = 0;
+};
+
+struct TxReceipt {
+  Hash32 tx_hash{};
+  Address sender{};
+  std::uint64_t nonce = 0;
+  bool pending = false;  // timed mode: queued, result comes from SealBlock
+  Status status;         // ok, or why the transaction failed (it then changed nothing)
+  std::optional<std::size_t> failed_op;  // the failing operation's index; none: the tx itself
+  std::uint64_t block = 0;               // the block it landed in (0: none)
+  std::vector<EntityKey> created;        // keys of the entities it created, in op order
+  TxCost cost;
+};
+
+struct SealResult {
+  BlockHeader header;
+  std::vector<TxReceipt> receipts;  // every transaction taken from the queue, failed ones too
+  std::size_t still_queued = 0;     // left for the next block (gas limit)
+};
+
+struct QueryOptions {
+  Projection projection;
+  std::size_t limit = 200;                // 1..Limits::query.max_page
+  std::string cursor;                     // from the previous page; empty for the first
+  std::optional<std::uint64_t> at_block;  // pin (default head); within the cursor lifetime
+};
+
+struct QueryCost {
+  std::uint64_t query_units = 0;  // 1 + predicates + rows returned + KiB returned
+  std::uint64_t rows_scanned = 0;
+  std::uint64_t rows_returned = 0;
+  std::uint64_t bytes_returned = 0;
+};
+
+struct QueryPage {
+  std::vector<Entity> entities;
+  std::string cursor;  // empty: no more pages
+  std::uint64_t block = 0;
+  QueryCost cost;
+};
+
+struct CountResult {
+  std::uint64_t count = 0;
+  bool capped = false;  // true: there are at least `count` (= Limits::query.count_cap)
+  std::uint64_t block = 0;
+  QueryCost cost;
+};
+
+struct LedgerStats {
+  std::uint64_t head = 0;
+  std::uint64_t live_entities = 0;
+  std::uint64_t stored_entities = 0;
+  std::size_t queued_txs = 0;
+};
+
+class Ledger {
+ public:
+  // Opens (or creates, with a genesis block) the chain in `store`.
+  static Result<std::unique_ptr<Ledger>> Open(std::unique_ptr<Store> store, LedgerOptions options);
+  ~Ledger();
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
+
+  // A malformed, over-limit, wrongly-signed or wrong-chain transaction is an error and is not
+  // queued; otherwise the receipt tells the result (instant) or that it is pending (timed).
+  Result<TxReceipt> Submit(ByteView encoded);
+  // Seals one block: the queued transactions (timed) or none (instant: advances the chain).
+  Result<SealResult> SealBlock();
+
+  Result<std::optional<Entity>> Get(const EntityKey& key,
+                                    const Projection& projection = Projection::All());
+  Result<QueryPage> Query(std::string_view query, const QueryOptions& options = {});
+  // "*" (or "$all") comes from the counters and is exact; a filter stops at the count cap.
+  Result<CountResult> Count(std::string_view query);
+  Result<std::string> Explain(std::string_view query, const QueryOptions& options = {});
+
+  // Removes up to `max_rows` entities that expired at least cursor_lifetime_blocks ago.
+  Result<std::uint64_t> Sweep(std::size_t max_rows);
+  // Recomputes every block, transaction, change-set and live-entity hash from the stored rows;
+  // kDataLoss naming the first block (or entity and block) that does not match.
+  Status VerifyChain();
+
+  BlockHeader Head() const;
+  Result<Account> GetAccount(const Address& address);
+  EntityKey PredictKey(const Address& creator, std::uint64_t create_nonce) const;
+  Result<LedgerStats> Stats();
+  const Limits& limits() const { return options_.limits; }
+  std::uint64_t chain_id() const { return options_.chain_id; }
+
+ private:
+  struct Pending {
+    SignedTransaction stx;
+    Bytes encoded;
+    Hash32 hash{};
+    TxCost cost;
+  };
+  class BlockBuilder;
+  Ledger(std::unique_ptr<Store> store, LedgerOptions options);
+  Result<Pending> Check(ByteView encoded) const;
+  Result<SealResult> SealLocked(std::deque<Pending>& queue, bool stop_on_failure);
+  std::uint64_t NowMs() const;
+
+  mutable std::mutex mu_;
+  std::unique_ptr<Store> store_;
+  LedgerOptions options_;
+  ChainState state_;
+  std::deque<Pending> queue_;
+};
+
+}  // namespace veil::ledger

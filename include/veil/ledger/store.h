@@ -1,0 +1,146 @@
+// The storage backend interface of the ledger, and the SQLite backend's factory.
+//
+// The engine (Ledger) validates and executes transactions in memory over a few reads (the
+// entities the operations name, the sender's account), then hands the store one BlockWrite: the
+// final state of every touched entity, the accounts, transactions, changes, the block header and
+// counter deltas. Ids and sequence numbers are assigned by the engine, so Apply never needs to
+// read back: a backend applies it as one batch in one database transaction (SQLite: one
+// transaction with cached prepared statements; PostgreSQL: one pipelined batch or one server-side
+// function call, docs/notes/ledger.md). Reads compile the query AST to the backend's SQL with
+// bound parameters only.
+//
+// Thread safety: a Store is NOT thread-safe; the Ledger serialises every call.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "veil/base/result.h"
+#include "veil/ledger/chain.h"
+#include "veil/ledger/entity.h"
+#include "veil/ledger/query.h"
+
+namespace veil::ledger {
+
+struct Account {
+  Address address{};
+  std::uint64_t tx_nonce = 0;      // next transaction nonce
+  std::uint64_t create_nonce = 0;  // next entity-key nonce
+};
+
+// What the engine needs to resume after a restart.
+struct ChainState {
+  BlockHeader head;
+  std::int64_t next_entity_id = 1;
+  std::uint64_t next_change_seq = 1;
+  std::uint64_t stored_entities = 0;  // rows in the entity table (live and not yet swept)
+};
+
+struct StoredTx {
+  std::uint64_t block = 0;
+  std::uint32_t index = 0;
+  Hash32 hash{};
+  Bytes encoded;
+  std::uint64_t gas = 0;
+};
+
+struct EntityWrite {
+  enum class Kind : std::uint8_t { kInsert, kUpdate, kDelete };
+  Kind kind = Kind::kInsert;
+  Entity entity;                        // final state (for kDelete: id and key suffice)
+  std::uint64_t old_expires_block = 0;  // kUpdate/kDelete: expiry before this block
+  bool attributes_changed = true;       // kUpdate: rewrite attribute rows
+};
+
+struct BlockWrite {
+  BlockHeader header;
+  std::vector<StoredTx> txs;
+  std::vector<Change> changes;
+  std::vector<EntityWrite> entities;
+  std::vector<Account> accounts;
+  ChainState state_after;
+};
+
+// Columns a query returns (Arkiv's `select`).
+struct Projection {
+  bool key = true;
+  bool owner = true;
+  bool creator = true;
+  bool blocks = true;  // created, updated, expires
+  bool content_type = true;
+  bool payload = true;
+  bool attributes = true;
+  static Projection KeysOnly() { return {true, false, false, false, false, false, false}; }
+  static Projection All() { return {}; }
+};
+
+struct QueryRequest {
+  const query::Expr* filter = nullptr;
+  Projection projection;
+  std::uint64_t at_block = 0;  // live means expires_block > at_block, created_block <= at_block
+  std::int64_t before_id = 0;  // keyset: ids strictly below (0: from the top)
+  std::size_t limit = 200;
+};
+
+struct QueryStats {
+  std::uint64_t rows_scanned = 0;  // rows the backend stepped through (SQLite: VM row steps)
+  std::uint64_t bytes_returned = 0;
+};
+
+struct StorePage {
+  std::vector<Entity> entities;  // descending id; unprojected fields left default
+  bool more = false;             // at least one more row after the last
+  QueryStats stats;
+};
+
+struct StoreCount {
+  std::uint64_t count = 0;
+  bool capped = false;
+  QueryStats stats;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Creates the schema if needed; nullopt for a fresh store.
+  virtual Result<std::optional<ChainState>> LoadState() = 0;
+  // Applies one block atomically; on error nothing is written.
+  virtual Status Apply(const BlockWrite& write) = 0;
+
+  // Validation reads: all of them, expired or not (the engine decides), in one statement.
+  virtual Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) = 0;
+  virtual Result<Account> GetAccount(const Address& address) = 0;
+
+  virtual Result<StorePage> Query(const QueryRequest& request) = 0;
+  virtual Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
+                                   std::uint64_t cap) = 0;
+  // Live entities at `at_block` from the counters: stored rows minus unswept expired ones.
+  virtual Result<std::uint64_t> LiveCount(std::uint64_t at_block) = 0;
+  // The compiled SQL, its parameters and the database's plan.
+  virtual Result<std::string> Explain(const QueryRequest& request) = 0;
+
+  // Removes up to `max_rows` entities with expires_block <= up_to_block; returns how many.
+  virtual Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) = 0;
+
+  // History, for VerifyChain.
+  virtual Result<std::optional<BlockHeader>> GetBlock(std::uint64_t number) = 0;
+  virtual Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t number) = 0;
+  virtual Result<std::vector<Change>> GetBlockChanges(std::uint64_t number) = 0;
+  virtual Result<std::optional<Change>> GetChange(std::uint64_t seq) = 0;
+  // Entities with id > after_id, ascending, at most max_rows (any expiry).
+  virtual Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) = 0;
+};
+
+struct SqliteOptions {
+  std::string path = ":memory:";  // a file path or ":memory:"
+  bool synchronous_full = true;   // WAL + synchronous=FULL: every commit is durable
+};
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options);
+
+}  // namespace veil::ledger

@@ -1,0 +1,107 @@
+// Ledger transactions: an ordered list of operations, signed by the sender, with a nonce.
+//
+// Operations follow Arkiv's (create, update as a patch, extend, transfer, delete). A transaction
+// applies atomically: every operation or none. The encoding is canonical and strict (base/codec.h
+// conventions; layout and sizes in docs/notes/ledger.md): attributes sorted strictly by name,
+// every length bounded by Limits, a signature-scheme tag and the public key inside the signed
+// body so the composite ML-DSA-65 + Ed25519 scheme can be added without a new format. Decode()
+// accepts only what Encode() produces for a transaction that passes ValidateTransaction().
+//
+// Thread safety: values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "veil/base/bytes.h"
+#include "veil/base/result.h"
+#include "veil/crypto/ed25519.h"
+#include "veil/ledger/entity.h"
+#include "veil/ledger/limits.h"
+
+namespace veil::ledger {
+
+enum class OpKind : std::uint8_t {
+  kCreate = 1,
+  kUpdate = 2,
+  kExtend = 3,
+  kTransfer = 4,
+  kDelete = 5,
+};
+
+struct CreateOp {
+  std::uint64_t expires_block = 0;  // absolute; must lie after the block the tx lands in
+  std::string content_type;
+  Bytes payload;
+  std::vector<Attribute> attributes;  // sorted by name
+};
+
+// A patch: set (insert or overwrite) and unset attributes, optionally replace the payload.
+struct UpdateOp {
+  EntityKey key{};
+  std::vector<Attribute> set;      // sorted by name
+  std::vector<std::string> unset;  // sorted, disjoint from `set`
+  bool replace_payload = false;
+  std::string content_type;  // with replace_payload
+  Bytes payload;             // with replace_payload
+};
+
+struct ExtendOp {
+  EntityKey key{};
+  std::uint64_t expires_block = 0;  // new absolute expiry, strictly greater than the current one
+};
+
+struct TransferOp {
+  EntityKey key{};
+  Address new_owner{};
+};
+
+struct DeleteOp {
+  EntityKey key{};
+};
+
+using Operation = std::variant<CreateOp, UpdateOp, ExtendOp, TransferOp, DeleteOp>;
+OpKind KindOf(const Operation& op);
+
+struct Transaction {
+  std::uint64_t chain_id = 0;
+  std::uint64_t nonce = 0;  // the sender's next nonce: 0, 1, 2, ...
+  std::vector<Operation> ops;
+};
+
+// A decoded, signature-carrying transaction. The signature is not checked by Decode: call
+// VerifySignature (the ledger does).
+struct SignedTransaction {
+  Transaction tx;
+  SigScheme scheme = SigScheme::kEd25519;
+  Bytes public_key;
+  Bytes signature;
+
+  Address Sender() const { return AddressOf(scheme, public_key); }
+};
+
+// Stateless checks: limits, name and value syntax, ordering, non-empty op list.
+Status ValidateTransaction(const Transaction& tx, const Limits& limits);
+
+// The signed body: everything except the signature. Its bytes are what the key signs, after the
+// label "veil.ledger.tx.v1".
+Bytes EncodeBody(const Transaction& tx, SigScheme scheme, ByteView public_key);
+Bytes Encode(const SignedTransaction& stx);
+Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits);
+
+// Validates and signs with Ed25519; returns the encoded signed transaction.
+Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey& key,
+                          const Limits& limits);
+Status VerifySignature(const SignedTransaction& stx);
+
+// SHA-256("veil.ledger.tx-hash.v1" || encoded signed transaction)
+Hash32 TxHash(ByteView encoded);
+
+// Bytes the operations would store (payload, content type, attribute names and values).
+std::uint64_t StoredBytes(const Transaction& tx);
+// Gas of a transaction from its encoding (calldata) and its operations (GasSchedule).
+std::uint64_t TxGas(const Transaction& tx, ByteView encoded, const GasSchedule& gas);
+
+}  // namespace veil::ledger

@@ -1,0 +1,634 @@
+// The ledger engine: checking, executing and sealing transactions, reads, sweeping and
+// chain verification (see ledger.h; the model is in docs/notes/ledger.md).
+#include "veil/ledger/ledger.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "veil/base/codec.h"
+#include "veil/crypto/hash.h"
+
+namespace veil::ledger {
+namespace {
+
+constexpr std::uint16_t kCursorTag = 0x4C43;  // "LC"
+constexpr std::uint8_t kCursorVersion = 1;
+// Expiry blocks stay far below 2^63 so every backend stores them as signed 64-bit integers.
+constexpr std::uint64_t kMaxBlock = std::uint64_t{1} << 62;
+
+Status OpFailure(Code code, const std::string& m) { return Status(code, m); }
+
+void Project(Entity* e, const Projection& p) {
+  if (!p.owner) e->owner = {};
+  if (!p.creator) e->creator = {};
+  if (!p.blocks) e->created_block = e->updated_block = e->expires_block = 0;
+  if (!p.content_type) e->content_type.clear();
+  if (!p.payload) e->payload.clear();
+  if (!p.attributes) e->attributes.clear();
+}
+
+Hash32 CursorDigest(const query::Expr& e, const Projection& p) {
+  Writer w;
+  w.Fixed(AsBytes("veil.ledger.cursor.v1")).String(query::ToString(e));
+  w.Bool(p.key).Bool(p.owner).Bool(p.creator).Bool(p.blocks).Bool(p.content_type);
+  w.Bool(p.payload).Bool(p.attributes);
+  const auto d = crypto::Sha256(w.bytes());
+  Hash32 out;
+  std::copy(d.begin(), d.end(), out.begin());
+  return out;
+}
+
+int HexNibble(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+}  // namespace
+
+// Executes transactions of one block over an in-memory overlay of the store; Finish() turns the
+// overlay into one BlockWrite. A failed transaction leaves the overlay untouched.
+class Ledger::BlockBuilder {
+ public:
+  BlockBuilder(Store* store, const LedgerOptions& o, const ChainState& st)
+      : store_(store), o_(o), state_(st), number_(st.head.number + 1) {}
+
+  std::uint64_t gas_used() const { return gas_used_; }
+  std::uint64_t number() const { return number_; }
+
+  TxReceipt Execute(const Pending& p) {
+    TxReceipt r;
+    r.tx_hash = p.hash;
+    r.sender = p.stx.Sender();
+    r.nonce = p.stx.tx.nonce;
+    r.cost = p.cost;
+    Status s = Run(p, &r);
+    if (!s.ok()) {
+      r.status = std::move(s);
+      r.created.clear();
+    } else {
+      r.block = number_;
+    }
+    return r;
+  }
+
+  BlockWrite Finish(std::uint64_t timestamp_ms) {
+    BlockWrite w;
+    std::uint64_t inserts = 0, deletes = 0;
+    for (auto& [key, slot] : entities_) {
+      if (!slot.original && slot.current) {
+        w.entities.push_back({EntityWrite::Kind::kInsert, *slot.current, 0, true});
+        ++inserts;
+      } else if (slot.original && slot.current && !(*slot.original == *slot.current)) {
+        w.entities.push_back({EntityWrite::Kind::kUpdate, *slot.current,
+                              slot.original->expires_block,
+                              slot.original->attributes != slot.current->attributes});
+      } else if (slot.original && !slot.current) {
+        w.entities.push_back(
+            {EntityWrite::Kind::kDelete, *slot.original, slot.original->expires_block, false});
+        ++deletes;
+      }
+    }
+    for (const auto& a : dirty_accounts_) w.accounts.push_back(accounts_.at(a));
+    w.changes = changes_;
+    w.txs = txs_;
+    BlockHeader& h = w.header;
+    h.chain_id = o_.chain_id;
+    h.number = number_;
+    h.parent = state_.head.hash;
+    h.timestamp_ms = timestamp_ms;
+    std::vector<Hash32> hashes;
+    for (const auto& t : txs_) hashes.push_back(t.hash);
+    h.tx_root = TxRoot(hashes);
+    h.changeset = state_.head.changeset;
+    for (const auto& c : changes_) h.changeset = ChangeSetStep(h.changeset, c);
+    h.tx_count = static_cast<std::uint32_t>(txs_.size());
+    h.change_count = static_cast<std::uint32_t>(changes_.size());
+    h.gas_used = gas_used_;
+    h.hash = BlockHash(h);
+    w.state_after = state_;
+    w.state_after.head = h;
+    w.state_after.stored_entities = state_.stored_entities + inserts - deletes;
+    return w;
+  }
+
+ private:
+  struct Slot {
+    std::optional<Entity> original;  // as stored before this block
+    std::optional<Entity> current;   // after the transactions applied so far
+  };
+
+  // One transaction's view: its own changes over the block's.
+  struct TxView {
+    std::map<EntityKey, std::optional<Entity>> entities;
+    Account account;
+    std::vector<Change> changes;
+    std::int64_t next_entity_id = 0;
+    std::uint64_t next_change_seq = 0;
+  };
+
+  Status Load(const SignedTransaction& stx, const Address& sender) {
+    // The validation reads: the entities the operations name, then the sender's account.
+    std::vector<EntityKey> keys;
+    for (const auto& op : stx.tx.ops) {
+      EntityKey k{};
+      std::visit(
+          [&](const auto& o) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(o)>, CreateOp>) k = o.key;
+          },
+          op);
+      if (KindOf(op) != OpKind::kCreate && !entities_.count(k) &&
+          std::find(keys.begin(), keys.end(), k) == keys.end()) {
+        keys.push_back(k);
+      }
+    }
+    if (!keys.empty()) {
+      VEIL_ASSIGN_OR_RETURN(auto found, store_->GetEntities(keys));
+      for (const auto& k : keys) entities_[k];  // known absent unless found below
+      for (auto& e : found) {
+        Slot& slot = entities_[e.key];
+        slot.original = e;
+        slot.current = std::move(e);
+      }
+    }
+    if (!accounts_.count(sender)) {
+      VEIL_ASSIGN_OR_RETURN(auto a, store_->GetAccount(sender));
+      accounts_[sender] = a;
+    }
+    return Status::Ok();
+  }
+
+  std::optional<Entity> Lookup(TxView& v, const EntityKey& k) {
+    auto it = v.entities.find(k);
+    if (it != v.entities.end()) return it->second;
+    auto jt = entities_.find(k);
+    if (jt != entities_.end()) return jt->second.current;
+    return std::nullopt;
+  }
+
+  // The entity an update, extend, transfer or delete may touch.
+  Result<Entity> Mutable(TxView& v, const EntityKey& k, const Address& sender) {
+    auto e = Lookup(v, k);
+    if (!e) return NotFound("entity " + ToHex(k) + " not found");
+    if (e->expires_block <= number_) return FailedPrecondition("entity expired");
+    if (e->owner != sender) return PermissionDenied("only the owner may mutate the entity");
+    return *std::move(e);
+  }
+
+  Status CheckExpiry(std::uint64_t expires) const {
+    if (expires <= number_) {
+      return InvalidArgument("expiry block " + std::to_string(expires) +
+                             " is not after the current block " + std::to_string(number_));
+    }
+    if (expires >= kMaxBlock) return InvalidArgument("expiry block out of range");
+    const std::uint64_t max = o_.limits.max_lifetime_blocks;
+    if (max != 0 && expires - number_ > max) {
+      return ResourceExhausted("lifetime longer than " + std::to_string(max) + " blocks");
+    }
+    return Status::Ok();
+  }
+
+  void Record(TxView& v, ChangeKind kind, const EntityKey& key, std::optional<Entity> state) {
+    Change c;
+    c.seq = v.next_change_seq++;
+    c.block = number_;
+    c.kind = kind;
+    c.key = key;
+    if (state) {
+      state->last_change = c.seq;
+      c.entity_hash = EntityHash(*state);
+    }
+    v.changes.push_back(c);
+    v.entities[key] = std::move(state);
+  }
+
+  Status Apply(TxView& v, const Operation& op, const Address& sender, TxReceipt* r) {
+    const Limits& lim = o_.limits;
+    if (const auto* c = std::get_if<CreateOp>(&op)) {
+      VEIL_RETURN_IF_ERROR(CheckExpiry(c->expires_block));
+      Entity e;
+      e.key = DeriveEntityKey(o_.chain_id, sender, v.account.create_nonce++);
+      if (Lookup(v, e.key)) return Internal("entity key collision");
+      e.id = v.next_entity_id++;
+      e.owner = e.creator = sender;
+      e.content_type = c->content_type;
+      e.payload = c->payload;
+      e.attributes = c->attributes;
+      e.created_block = e.updated_block = number_;
+      e.expires_block = c->expires_block;
+      r->created.push_back(e.key);
+      Record(v, ChangeKind::kCreate, e.key, std::move(e));
+      return Status::Ok();
+    }
+    if (const auto* u = std::get_if<UpdateOp>(&op)) {
+      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, u->key, sender));
+      auto& attrs = e.attributes;
+      for (const auto& name : u->unset) {
+        attrs.erase(std::remove_if(attrs.begin(), attrs.end(),
+                                   [&](const Attribute& a) { return a.name == name; }),
+                    attrs.end());
+      }
+      for (const auto& a : u->set) {
+        auto it =
+            std::lower_bound(attrs.begin(), attrs.end(), a.name,
+                             [](const Attribute& x, const std::string& n) { return x.name < n; });
+        if (it != attrs.end() && it->name == a.name) {
+          *it = a;
+        } else {
+          attrs.insert(it, a);
+        }
+      }
+      if (attrs.size() > lim.max_entity_attributes) {
+        return ResourceExhausted("entity would hold more than " +
+                                 std::to_string(lim.max_entity_attributes) + " attributes");
+      }
+      if (u->replace_payload) {
+        e.content_type = u->content_type;
+        e.payload = u->payload;
+      }
+      e.updated_block = number_;
+      Record(v, ChangeKind::kUpdate, u->key, std::move(e));
+      return Status::Ok();
+    }
+    if (const auto* x = std::get_if<ExtendOp>(&op)) {
+      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, x->key, sender));
+      if (x->expires_block <= e.expires_block) {
+        return FailedPrecondition("expiry not extended: " + std::to_string(x->expires_block) +
+                                  " <= " + std::to_string(e.expires_block));
+      }
+      VEIL_RETURN_IF_ERROR(CheckExpiry(x->expires_block));
+      e.expires_block = x->expires_block;
+      e.updated_block = number_;
+      Record(v, ChangeKind::kExtend, x->key, std::move(e));
+      return Status::Ok();
+    }
+    if (const auto* t = std::get_if<TransferOp>(&op)) {
+      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, t->key, sender));
+      e.owner = t->new_owner;
+      e.updated_block = number_;
+      Record(v, ChangeKind::kTransfer, t->key, std::move(e));
+      return Status::Ok();
+    }
+    const auto& d = std::get<DeleteOp>(op);
+    VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, d.key, sender));
+    (void)e;
+    Record(v, ChangeKind::kDelete, d.key, std::nullopt);
+    return Status::Ok();
+  }
+
+  Status Run(const Pending& p, TxReceipt* r) {
+    const Address sender = r->sender;
+    VEIL_RETURN_IF_ERROR(Load(p.stx, sender));
+    TxView v;
+    v.account = accounts_.at(sender);
+    v.next_entity_id = state_.next_entity_id;
+    v.next_change_seq = state_.next_change_seq;
+    if (p.stx.tx.nonce != v.account.tx_nonce) {
+      return FailedPrecondition(p.stx.tx.nonce < v.account.tx_nonce
+                                    ? "nonce already used (replay)"
+                                    : "nonce too high: expected " +
+                                          std::to_string(v.account.tx_nonce));
+    }
+    for (std::size_t i = 0; i < p.stx.tx.ops.size(); ++i) {
+      Status s = Apply(v, p.stx.tx.ops[i], sender, r);
+      if (!s.ok()) {
+        r->failed_op = i;
+        return OpFailure(s.code(), "operation " + std::to_string(i) + ": " + s.message());
+      }
+    }
+    // Success: merge the transaction's view into the block.
+    ++v.account.tx_nonce;
+    accounts_[sender] = v.account;
+    dirty_accounts_.insert(sender);
+    for (auto& [k, e] : v.entities) entities_[k].current = std::move(e);
+    changes_.insert(changes_.end(), v.changes.begin(), v.changes.end());
+    state_.next_entity_id = v.next_entity_id;
+    state_.next_change_seq = v.next_change_seq;
+    StoredTx t;
+    t.block = number_;
+    t.index = static_cast<std::uint32_t>(txs_.size());
+    t.hash = p.hash;
+    t.encoded = p.encoded;
+    t.gas = p.cost.gas;
+    txs_.push_back(std::move(t));
+    gas_used_ += p.cost.gas;
+    return Status::Ok();
+  }
+
+  Store* store_;
+  const LedgerOptions& o_;
+  ChainState state_;
+  std::uint64_t number_;
+  std::uint64_t gas_used_ = 0;
+  std::map<EntityKey, Slot> entities_;
+  std::map<Address, Account> accounts_;
+  std::set<Address> dirty_accounts_;
+  std::vector<Change> changes_;
+  std::vector<StoredTx> txs_;
+};
+
+Ledger::Ledger(std::unique_ptr<Store> store, LedgerOptions options)
+    : store_(std::move(store)), options_(std::move(options)) {}
+
+Ledger::~Ledger() = default;
+
+Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, LedgerOptions options) {
+  if (store == nullptr) return InvalidArgument("no store");
+  if (options.limits.query.max_page == 0) return InvalidArgument("max_page must be positive");
+  std::unique_ptr<Ledger> l(new Ledger(std::move(store), std::move(options)));
+  VEIL_ASSIGN_OR_RETURN(auto st, l->store_->LoadState());
+  if (st) {
+    if (st->head.chain_id != l->options_.chain_id) {
+      return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
+    }
+    l->state_ = *st;
+    return l;
+  }
+  BlockWrite w;
+  w.header = GenesisHeader(l->options_.chain_id);
+  w.state_after.head = w.header;
+  VEIL_RETURN_IF_ERROR(l->store_->Apply(w));
+  l->state_ = w.state_after;
+  return l;
+}
+
+std::uint64_t Ledger::NowMs() const {
+  if (options_.clock_ms) return options_.clock_ms();
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+}
+
+Result<Ledger::Pending> Ledger::Check(ByteView encoded) const {
+  VEIL_ASSIGN_OR_RETURN(auto stx, Decode(encoded, options_.limits));
+  if (stx.tx.chain_id != options_.chain_id) {
+    return InvalidArgument("transaction is for chain " + std::to_string(stx.tx.chain_id));
+  }
+  VEIL_RETURN_IF_ERROR(VerifySignature(stx));
+  Pending p;
+  p.encoded.assign(encoded.begin(), encoded.end());
+  p.hash = TxHash(encoded);
+  p.cost.operations = static_cast<std::uint32_t>(stx.tx.ops.size());
+  p.cost.calldata_bytes = encoded.size();
+  p.cost.bytes_written = StoredBytes(stx.tx);
+  p.cost.gas = TxGas(stx.tx, encoded, options_.limits.gas);
+  if (p.cost.gas > options_.limits.gas.block_gas_limit) {
+    return ResourceExhausted("transaction gas " + std::to_string(p.cost.gas) +
+                             " exceeds the block gas limit " +
+                             std::to_string(options_.limits.gas.block_gas_limit));
+  }
+  p.stx = std::move(stx);
+  return p;
+}
+
+Result<TxReceipt> Ledger::Submit(ByteView encoded) {
+  VEIL_ASSIGN_OR_RETURN(Pending p, Check(encoded));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (options_.mode == BlockMode::kTimed) {
+    if (queue_.size() >= options_.max_queued_txs) return Unavailable("transaction queue full");
+    TxReceipt r;
+    r.tx_hash = p.hash;
+    r.sender = p.stx.Sender();
+    r.nonce = p.stx.tx.nonce;
+    r.pending = true;
+    r.cost = p.cost;
+    queue_.push_back(std::move(p));
+    return r;
+  }
+  std::deque<Pending> one;
+  one.push_back(std::move(p));
+  VEIL_ASSIGN_OR_RETURN(auto sealed, SealLocked(one, /*stop_on_failure=*/true));
+  return std::move(sealed.receipts.at(0));
+}
+
+Result<SealResult> Ledger::SealBlock() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return SealLocked(queue_, /*stop_on_failure=*/false);
+}
+
+Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_failure) {
+  BlockBuilder b(store_.get(), options_, state_);
+  SealResult out;
+  std::vector<Pending> taken;
+  while (!queue.empty()) {
+    if (b.gas_used() + queue.front().cost.gas > options_.limits.gas.block_gas_limit) break;
+    taken.push_back(std::move(queue.front()));
+    queue.pop_front();
+    out.receipts.push_back(b.Execute(taken.back()));
+    if (stop_on_failure && !out.receipts.back().status.ok()) {
+      out.header = state_.head;  // nothing sealed
+      return out;
+    }
+  }
+  BlockWrite w = b.Finish(NowMs());
+  Status s = store_->Apply(w);
+  if (!s.ok()) {
+    for (auto it = taken.rbegin(); it != taken.rend(); ++it) queue.push_front(std::move(*it));
+    return s;
+  }
+  state_ = w.state_after;
+  out.header = w.header;
+  out.still_queued = queue.size();
+  return out;
+}
+
+BlockHeader Ledger::Head() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return state_.head;
+}
+
+Result<Account> Ledger::GetAccount(const Address& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_->GetAccount(address);
+}
+
+EntityKey Ledger::PredictKey(const Address& creator, std::uint64_t create_nonce) const {
+  return DeriveEntityKey(options_.chain_id, creator, create_nonce);
+}
+
+Result<std::optional<Entity>> Ledger::Get(const EntityKey& key, const Projection& projection) {
+  std::lock_guard<std::mutex> lock(mu_);
+  VEIL_ASSIGN_OR_RETURN(auto found, store_->GetEntities({key}));
+  if (found.empty() || found[0].expires_block <= state_.head.number) {
+    return std::optional<Entity>();
+  }
+  Entity e = std::move(found[0]);
+  Project(&e, projection);
+  return std::optional<Entity>(std::move(e));
+}
+
+Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& options) {
+  const QueryLimits& ql = options_.limits.query;
+  VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, ql));
+  if (options.limit == 0 || options.limit > ql.max_page) {
+    return InvalidArgument("limit " + std::to_string(options.limit) +
+                           " exceeds the node maximum of " + std::to_string(ql.max_page));
+  }
+  const Hash32 digest = CursorDigest(expr, options.projection);
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::uint64_t head = state_.head.number;
+  QueryRequest req;
+  req.filter = &expr;
+  req.projection = options.projection;
+  req.limit = options.limit;
+  req.at_block = options.at_block.value_or(head);
+  if (!options.cursor.empty()) {
+    const std::string& c = options.cursor;
+    Bytes raw;
+    for (std::size_t i = 0; i + 1 < c.size(); i += 2) {
+      const int hi = HexNibble(c[i]), lo = HexNibble(c[i + 1]);
+      if (hi < 0 || lo < 0) return InvalidArgument("malformed cursor");
+      raw.push_back(static_cast<std::uint8_t>(hi * 16 + lo));
+    }
+    if (c.size() % 2 != 0) return InvalidArgument("malformed cursor");
+    Reader r(raw);
+    r.Header(kCursorTag, kCursorVersion);
+    const std::uint64_t block = r.U64();
+    const std::uint64_t before = r.U64();
+    Hash32 got{};
+    r.Fixed(got);
+    VEIL_RETURN_IF_ERROR(r.Finish());
+    if (got != digest) return InvalidArgument("cursor belongs to another query or projection");
+    if (before == 0 || before > static_cast<std::uint64_t>(INT64_MAX)) {
+      return InvalidArgument("malformed cursor");
+    }
+    req.at_block = block;
+    req.before_id = static_cast<std::int64_t>(before);
+  }
+  if (req.at_block > head) return InvalidArgument("block is in the future");
+  if (head - req.at_block > ql.cursor_lifetime_blocks) {
+    return FailedPrecondition("cursor expired: block " + std::to_string(req.at_block) +
+                              " is more than " + std::to_string(ql.cursor_lifetime_blocks) +
+                              " blocks old");
+  }
+  VEIL_ASSIGN_OR_RETURN(auto page, store_->Query(req));
+  QueryPage out;
+  out.block = req.at_block;
+  out.cost.rows_scanned = page.stats.rows_scanned;
+  out.cost.rows_returned = page.entities.size();
+  out.cost.bytes_returned = page.stats.bytes_returned;
+  out.cost.query_units =
+      1 + query::CountPredicates(expr) + out.cost.rows_returned + out.cost.bytes_returned / 1024;
+  if (page.more && !page.entities.empty()) {
+    Writer w(kCursorTag, kCursorVersion);
+    w.U64(req.at_block).U64(static_cast<std::uint64_t>(page.entities.back().id)).Fixed(digest);
+    out.cursor = ToHex(w.bytes());
+  }
+  out.entities = std::move(page.entities);
+  for (auto& e : out.entities) Project(&e, options.projection);
+  return out;
+}
+
+Result<CountResult> Ledger::Count(std::string_view text) {
+  const QueryLimits& ql = options_.limits.query;
+  VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, ql));
+  std::lock_guard<std::mutex> lock(mu_);
+  CountResult out;
+  out.block = state_.head.number;
+  out.cost.query_units = 1 + query::CountPredicates(expr);
+  if (expr.kind == query::Expr::Kind::kAll) {
+    VEIL_ASSIGN_OR_RETURN(out.count, store_->LiveCount(out.block));
+    return out;
+  }
+  VEIL_ASSIGN_OR_RETURN(auto c, store_->Count(expr, out.block, ql.count_cap));
+  out.count = c.count;
+  out.capped = c.capped;
+  out.cost.rows_scanned = c.stats.rows_scanned;
+  out.cost.query_units += c.stats.rows_scanned / 100;
+  return out;
+}
+
+Result<std::string> Ledger::Explain(std::string_view text, const QueryOptions& options) {
+  VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, options_.limits.query));
+  std::lock_guard<std::mutex> lock(mu_);
+  QueryRequest req;
+  req.filter = &expr;
+  req.projection = options.projection;
+  req.limit = std::min(options.limit, options_.limits.query.max_page);
+  req.at_block = state_.head.number;
+  VEIL_ASSIGN_OR_RETURN(auto plan, store_->Explain(req));
+  return "compiled: " + query::ToString(expr) + "\n" + plan;
+}
+
+Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::uint64_t lag = options_.limits.query.cursor_lifetime_blocks;
+  const std::uint64_t head = state_.head.number;
+  if (head < lag) return std::uint64_t{0};
+  VEIL_ASSIGN_OR_RETURN(auto n, store_->Sweep(head - lag, max_rows));
+  state_.stored_entities -= n;
+  return n;
+}
+
+Result<LedgerStats> Ledger::Stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  LedgerStats s;
+  s.head = state_.head.number;
+  s.stored_entities = state_.stored_entities;
+  s.queued_txs = queue_.size();
+  VEIL_ASSIGN_OR_RETURN(s.live_entities, store_->LiveCount(s.head));
+  return s;
+}
+
+Status Ledger::VerifyChain() {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto bad = [](std::uint64_t n, const std::string& what) {
+    return DataLoss("block " + std::to_string(n) + ": " + what);
+  };
+  Hash32 prev_hash{};
+  Hash32 changeset{};
+  for (std::uint64_t n = 0; n <= state_.head.number; ++n) {
+    VEIL_ASSIGN_OR_RETURN(auto h, store_->GetBlock(n));
+    if (!h) return bad(n, "missing");
+    if (h->number != n || h->chain_id != options_.chain_id) return bad(n, "wrong number or chain");
+    if (BlockHash(*h) != h->hash) return bad(n, "header hash mismatch");
+    if (h->parent != prev_hash) return bad(n, "parent hash mismatch");
+    VEIL_ASSIGN_OR_RETURN(auto txs, store_->GetBlockTxs(n));
+    std::vector<Hash32> hashes;
+    std::uint64_t gas = 0;
+    for (const auto& t : txs) {
+      if (TxHash(t.encoded) != t.hash)
+        return bad(n, "transaction " + std::to_string(t.index) + " does not match its hash");
+      auto stx = Decode(t.encoded, options_.limits);
+      if (!stx.ok() || !VerifySignature(*stx).ok()) {
+        return bad(n, "transaction " + std::to_string(t.index) + " is not validly signed");
+      }
+      hashes.push_back(t.hash);
+      gas += t.gas;
+    }
+    if (TxRoot(hashes) != h->tx_root || txs.size() != h->tx_count || gas != h->gas_used) {
+      return bad(n, "transaction root mismatch");
+    }
+    VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(n));
+    for (const auto& c : changes) changeset = ChangeSetStep(changeset, c);
+    if (changeset != h->changeset || changes.size() != h->change_count) {
+      return bad(n, "change-set hash mismatch");
+    }
+    prev_hash = h->hash;
+  }
+  if (prev_hash != state_.head.hash) return bad(state_.head.number, "head hash mismatch");
+  // Every stored entity must be the state its last change committed to.
+  std::int64_t after = 0;
+  while (true) {
+    VEIL_ASSIGN_OR_RETURN(auto batch, store_->ScanEntities(after, 256));
+    if (batch.empty()) break;
+    for (const auto& e : batch) {
+      VEIL_ASSIGN_OR_RETURN(auto c, store_->GetChange(e.last_change));
+      if (!c || c->key != e.key) {
+        return DataLoss("entity " + ToHex(e.key) + ": no matching change");
+      }
+      if (EntityHash(e) != c->entity_hash) {
+        return bad(c->block,
+                   "entity " + ToHex(e.key) + " does not match change " + std::to_string(c->seq));
+      }
+      after = e.id;
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace veil::ledger

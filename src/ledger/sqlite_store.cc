@@ -1,0 +1,878 @@
+// The SQLite backend (schema and indexes in docs/notes/ledger.md, "SQL schema").
+//
+// One connection, WAL, synchronous=FULL; prepared statements are cached by their SQL text, so
+// the write path prepares nothing after warm-up. Attribute rows are keyed by the integer entity
+// id, and owners and creators by an integer account id, so no index but the key's own holds a
+// random 32-byte value. u64 values are stored biased (v XOR 2^63) as signed 64-bit integers, which
+// keeps their order in SQLite's INTEGER comparisons.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "veil/ledger/store.h"
+
+namespace veil::ledger {
+namespace {
+
+constexpr std::uint64_t kBias = std::uint64_t{1} << 63;
+std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ kBias); }
+std::uint64_t Unbiased(std::int64_t v) { return static_cast<std::uint64_t>(v) ^ kBias; }
+std::int64_t I64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS blocks(
+  number INTEGER PRIMARY KEY, chain_id INTEGER NOT NULL, parent BLOB NOT NULL,
+  timestamp_ms INTEGER NOT NULL, tx_root BLOB NOT NULL, changeset BLOB NOT NULL,
+  tx_count INTEGER NOT NULL, change_count INTEGER NOT NULL, gas_used INTEGER NOT NULL,
+  hash BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS txs(
+  block INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, body BLOB NOT NULL,
+  gas INTEGER NOT NULL, PRIMARY KEY(block, idx)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS changes(
+  seq INTEGER PRIMARY KEY, block INTEGER NOT NULL, kind INTEGER NOT NULL, key BLOB NOT NULL,
+  entity_hash BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_block ON changes(block);
+CREATE TABLE IF NOT EXISTS accounts(
+  id INTEGER PRIMARY KEY, address BLOB NOT NULL UNIQUE, tx_nonce INTEGER NOT NULL,
+  create_nonce INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS entities(
+  id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, owner_id INTEGER NOT NULL,
+  creator_id INTEGER NOT NULL, content_type TEXT NOT NULL, payload BLOB NOT NULL,
+  created_block INTEGER NOT NULL, updated_block INTEGER NOT NULL,
+  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
+CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
+CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
+CREATE INDEX IF NOT EXISTS entities_created ON entities(created_block);
+CREATE TABLE IF NOT EXISTS attr_str(
+  entity_id INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL,
+  PRIMARY KEY(entity_id, name)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS attr_str_nv ON attr_str(name, value, entity_id);
+CREATE TABLE IF NOT EXISTS attr_num(
+  entity_id INTEGER NOT NULL, name TEXT NOT NULL, value INTEGER NOT NULL,
+  PRIMARY KEY(entity_id, name)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS attr_num_nv ON attr_num(name, value, entity_id);
+CREATE TABLE IF NOT EXISTS expiry(block INTEGER PRIMARY KEY, n INTEGER NOT NULL);
+)sql";
+
+using Param = std::variant<std::int64_t, std::string, Bytes>;
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, sqlite3_stmt* s, int* outstanding) : db_(db), s_(s), outstanding_(outstanding) {
+    ++*outstanding_;
+  }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  ~Stmt() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+    --*outstanding_;
+  }
+
+  Stmt& Int(int i, std::int64_t v) {
+    Check(sqlite3_bind_int64(s_, i, v));
+    return *this;
+  }
+  Stmt& Blob(int i, ByteView b) {
+    Check(sqlite3_bind_blob(s_, i, b.empty() ? "" : static_cast<const void*>(b.data()),
+                            static_cast<int>(b.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Stmt& Text(int i, std::string_view t) {
+    Check(sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT));
+    return *this;
+  }
+  Stmt& Bind(int i, const Param& p) {
+    if (const auto* n = std::get_if<std::int64_t>(&p)) return Int(i, *n);
+    if (const auto* s = std::get_if<std::string>(&p)) return Text(i, *s);
+    return Blob(i, std::get<Bytes>(p));
+  }
+
+  // true: a row is ready; false: done. Errors become a Status in status().
+  bool Step() {
+    if (!status_.ok()) return false;
+    const int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) status_ = Internal(std::string("sqlite: ") + sqlite3_errmsg(db_));
+    return false;
+  }
+  Status Run() {
+    while (Step()) {
+    }
+    return status_;
+  }
+  const Status& status() const { return status_; }
+
+  std::int64_t ColInt(int i) { return sqlite3_column_int64(s_, i); }
+  std::uint64_t ColU64(int i) { return static_cast<std::uint64_t>(sqlite3_column_int64(s_, i)); }
+  ByteView ColBlob(int i) {
+    const void* p = sqlite3_column_blob(s_, i);
+    const int n = sqlite3_column_bytes(s_, i);
+    if (p == nullptr || n <= 0) return {};
+    return {static_cast<const std::uint8_t*>(p), static_cast<std::size_t>(n)};
+  }
+  std::string ColText(int i) {
+    const auto* p = sqlite3_column_text(s_, i);
+    const int n = sqlite3_column_bytes(s_, i);
+    if (p == nullptr || n <= 0) return {};
+    return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
+  }
+  template <std::size_t N>
+  std::array<std::uint8_t, N> ColArray(int i) {
+    std::array<std::uint8_t, N> out{};
+    const ByteView b = ColBlob(i);
+    if (b.size() == N) {
+      std::copy(b.begin(), b.end(), out.begin());
+    } else if (status_.ok()) {
+      status_ = DataLoss("stored value has the wrong length");
+    }
+    return out;
+  }
+  sqlite3_stmt* raw() { return s_; }
+
+ private:
+  void Check(int rc) {
+    if (rc != SQLITE_OK && status_.ok()) {
+      status_ = Internal(std::string("sqlite bind: ") + sqlite3_errmsg(db_));
+    }
+  }
+  sqlite3* db_;
+  sqlite3_stmt* s_;
+  int* outstanding_;
+  Status status_;
+};
+
+class SqliteStore final : public Store {
+ public:
+  explicit SqliteStore(sqlite3* db) : db_(db) {}
+  ~SqliteStore() override {
+    for (auto& [sql, s] : cache_) sqlite3_finalize(s);
+    sqlite3_close(db_);
+  }
+
+  Status Init(const SqliteOptions& o) {
+    VEIL_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
+    VEIL_RETURN_IF_ERROR(
+        Exec(o.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
+    VEIL_RETURN_IF_ERROR(Exec("PRAGMA foreign_keys=OFF"));
+    sqlite3_busy_timeout(db_, 5000);
+    return Exec(kSchema);
+  }
+
+  Result<std::optional<ChainState>> LoadState() override {
+    std::optional<std::int64_t> head, next_id, next_seq, stored;
+    {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT name, value FROM meta"));
+      while (s->Step()) {
+        const std::string n = s->ColText(0);
+        if (n == "head") head = s->ColInt(1);
+        if (n == "next_entity_id") next_id = s->ColInt(1);
+        if (n == "next_change_seq") next_seq = s->ColInt(1);
+        if (n == "stored_entities") stored = s->ColInt(1);
+      }
+      VEIL_RETURN_IF_ERROR(s->status());
+    }
+    if (!head) return std::optional<ChainState>();
+    if (!next_id || !next_seq || !stored) return DataLoss("ledger meta table is incomplete");
+    ChainState st;
+    VEIL_ASSIGN_OR_RETURN(auto h, GetBlock(static_cast<std::uint64_t>(*head)));
+    if (!h) return DataLoss("head block missing");
+    st.head = *h;
+    st.next_entity_id = *next_id;
+    st.next_change_seq = static_cast<std::uint64_t>(*next_seq);
+    st.stored_entities = static_cast<std::uint64_t>(*stored);
+    return std::optional<ChainState>(st);
+  }
+
+  Status Apply(const BlockWrite& w) override {
+    VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+    Status s = ApplyInTx(w);
+    if (s.ok()) s = Exec("COMMIT");
+    if (!s.ok()) Exec("ROLLBACK").IgnoreError();
+    return s;
+  }
+
+  Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
+    std::vector<Entity> out;
+    if (keys.empty()) return out;
+    std::string sql = std::string(kEntityColumns) + " WHERE e.key IN (";
+    for (std::size_t i = 0; i < keys.size(); ++i) sql += i ? ",?" : "?";
+    sql += ") ORDER BY e.id";
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare(sql));
+    for (std::size_t i = 0; i < keys.size(); ++i) s->Blob(static_cast<int>(i + 1), keys[i]);
+    while (s->Step()) out.push_back(ReadEntity(*s, Projection::All()));
+    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(LoadAttributes(&out));
+    return out;
+  }
+
+  Result<Account> GetAccount(const Address& address) override {
+    Account a;
+    a.address = address;
+    VEIL_ASSIGN_OR_RETURN(auto s,
+                          Prepare("SELECT tx_nonce, create_nonce FROM accounts WHERE address = ?"));
+    s->Blob(1, address);
+    if (s->Step()) {
+      a.tx_nonce = s->ColU64(0);
+      a.create_nonce = s->ColU64(1);
+    }
+    VEIL_RETURN_IF_ERROR(s->status());
+    return a;
+  }
+
+  Result<StorePage> Query(const QueryRequest& r) override {
+    Compiled c = CompileSelect(r);
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
+    BindAll(*s, c.params);
+    StorePage page;
+    while (s->Step()) {
+      if (page.entities.size() == r.limit) {
+        page.more = true;
+        break;
+      }
+      page.entities.push_back(ReadEntity(*s, r.projection));
+    }
+    VEIL_RETURN_IF_ERROR(s->status());
+    page.stats.rows_scanned = Scanned(*s) + page.entities.size();
+    if (r.projection.attributes) VEIL_RETURN_IF_ERROR(LoadAttributes(&page.entities));
+    for (const auto& e : page.entities) {
+      page.stats.bytes_returned += e.payload.size() + e.content_type.size() + 100;
+      for (const auto& a : e.attributes) {
+        page.stats.bytes_returned +=
+            a.name.size() + (a.value.index() == 0 ? 8 : std::get<std::string>(a.value).size());
+      }
+    }
+    return page;
+  }
+
+  Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
+                           std::uint64_t cap) override {
+    Compiled c;
+    c.sql =
+        "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
+        "+e.created_block <= ? AND (";
+    c.params = {I64(at_block), I64(at_block)};
+    CompileExpr(filter, &c);
+    c.sql += ") LIMIT ?)";
+    c.params.push_back(I64(cap + 1));
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
+    BindAll(*s, c.params);
+    StoreCount out;
+    if (s->Step()) out.count = s->ColU64(0);
+    VEIL_RETURN_IF_ERROR(s->status());
+    out.stats.rows_scanned = Scanned(*s) + out.count;
+    if (out.count > cap) {
+      out.count = cap;
+      out.capped = true;
+    }
+    return out;
+  }
+
+  Result<std::uint64_t> LiveCount(std::uint64_t at_block) override {
+    std::uint64_t stored = 0, expired = 0;
+    {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT value FROM meta WHERE name='stored_entities'"));
+      if (s->Step()) stored = s->ColU64(0);
+      VEIL_RETURN_IF_ERROR(s->status());
+    }
+    {
+      // Bounded: the sweeper removes buckets more than cursor_lifetime_blocks old.
+      VEIL_ASSIGN_OR_RETURN(auto s,
+                            Prepare("SELECT coalesce(sum(n), 0) FROM expiry WHERE block <= ?"));
+      s->Int(1, I64(at_block));
+      if (s->Step()) expired = s->ColU64(0);
+      VEIL_RETURN_IF_ERROR(s->status());
+    }
+    if (expired > stored) return DataLoss("expiry counters exceed the entity count");
+    return stored - expired;
+  }
+
+  Result<std::string> Explain(const QueryRequest& r) override {
+    Compiled c = CompileSelect(r);
+    std::string out = "sql: " + c.sql + "\nparams:";
+    for (const auto& p : c.params) {
+      if (const auto* n = std::get_if<std::int64_t>(&p)) {
+        out += " " + std::to_string(*n);
+      } else if (const auto* t = std::get_if<std::string>(&p)) {
+        out += " '" + *t + "'";
+      } else {
+        out += " x'" + ToHex(std::get<Bytes>(p)) + "'";
+      }
+    }
+    out += "\nplan:\n";
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("EXPLAIN QUERY PLAN " + c.sql));
+    BindAll(*s, c.params);
+    std::unordered_map<std::int64_t, int> depth;
+    while (s->Step()) {
+      const std::int64_t id = s->ColInt(0);
+      const std::int64_t parent = s->ColInt(1);
+      const int d = parent == 0 ? 0 : depth[parent] + 1;
+      depth[id] = d;
+      out += std::string(2 * static_cast<std::size_t>(d) + 2, ' ') + s->ColText(3) + "\n";
+    }
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
+  }
+
+  Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) override {
+    if (max_rows == 0) return std::uint64_t{0};
+    VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+    auto r = SweepInTx(up_to_block, max_rows);
+    Status s = r.status();
+    if (s.ok()) s = Exec("COMMIT");
+    if (!s.ok()) {
+      Exec("ROLLBACK").IgnoreError();
+      return s;
+    }
+    return r;
+  }
+
+  Result<std::optional<BlockHeader>> GetBlock(std::uint64_t number) override {
+    VEIL_ASSIGN_OR_RETURN(
+        auto s, Prepare("SELECT chain_id, number, parent, timestamp_ms, tx_root, changeset, "
+                        "tx_count, change_count, gas_used, hash FROM blocks WHERE number = ?"));
+    s->Int(1, I64(number));
+    std::optional<BlockHeader> out;
+    if (s->Step()) {
+      BlockHeader h;
+      h.chain_id = s->ColU64(0);
+      h.number = s->ColU64(1);
+      h.parent = s->ColArray<32>(2);
+      h.timestamp_ms = s->ColU64(3);
+      h.tx_root = s->ColArray<32>(4);
+      h.changeset = s->ColArray<32>(5);
+      h.tx_count = static_cast<std::uint32_t>(s->ColInt(6));
+      h.change_count = static_cast<std::uint32_t>(s->ColInt(7));
+      h.gas_used = s->ColU64(8);
+      h.hash = s->ColArray<32>(9);
+      out = h;
+    }
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
+  }
+
+  Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t number) override {
+    VEIL_ASSIGN_OR_RETURN(
+        auto s, Prepare("SELECT idx, hash, body, gas FROM txs WHERE block = ? ORDER BY idx"));
+    s->Int(1, I64(number));
+    std::vector<StoredTx> out;
+    while (s->Step()) {
+      StoredTx t;
+      t.block = number;
+      t.index = static_cast<std::uint32_t>(s->ColInt(0));
+      t.hash = s->ColArray<32>(1);
+      const ByteView b = s->ColBlob(2);
+      t.encoded.assign(b.begin(), b.end());
+      t.gas = s->ColU64(3);
+      out.push_back(std::move(t));
+    }
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
+  }
+
+  Result<std::vector<Change>> GetBlockChanges(std::uint64_t number) override {
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT seq, block, kind, key, entity_hash FROM changes "
+                                          "WHERE block = ? ORDER BY seq"));
+    s->Int(1, I64(number));
+    std::vector<Change> out;
+    while (s->Step()) out.push_back(ReadChange(*s));
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
+  }
+
+  Result<std::optional<Change>> GetChange(std::uint64_t seq) override {
+    VEIL_ASSIGN_OR_RETURN(
+        auto s, Prepare("SELECT seq, block, kind, key, entity_hash FROM changes WHERE seq = ?"));
+    s->Int(1, I64(seq));
+    std::optional<Change> out;
+    if (s->Step()) out = ReadChange(*s);
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
+  }
+
+  Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) override {
+    VEIL_ASSIGN_OR_RETURN(
+        auto s, Prepare(std::string(kEntityColumns) + " WHERE e.id > ? ORDER BY e.id LIMIT ?"));
+    s->Int(1, after_id).Int(2, static_cast<std::int64_t>(max_rows));
+    std::vector<Entity> out;
+    while (s->Step()) out.push_back(ReadEntity(*s, Projection::All()));
+    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(LoadAttributes(&out));
+    return out;
+  }
+
+ private:
+  static constexpr const char* kEntityColumns =
+      "SELECT e.id, e.key, o.address, c.address, e.created_block, e.updated_block, "
+      "e.expires_block, e.content_type, e.payload, e.last_change FROM entities e "
+      "JOIN accounts o ON o.id = e.owner_id JOIN accounts c ON c.id = e.creator_id";
+
+  struct Compiled {
+    std::string sql;
+    std::vector<Param> params;
+  };
+
+  using StmtPtr = std::unique_ptr<Stmt>;
+
+  Result<StmtPtr> Prepare(const std::string& sql) {
+    auto it = cache_.find(sql);
+    if (it == cache_.end()) {
+      // Query shapes vary (IN list lengths, filters); keep the cache bounded.
+      if (cache_.size() >= 512 && outstanding_ == 0) {
+        for (auto& [q, st] : cache_) sqlite3_finalize(st);
+        cache_.clear();
+      }
+      sqlite3_stmt* st = nullptr;
+      if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
+                             SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) {
+        return Internal(std::string("sqlite prepare: ") + sqlite3_errmsg(db_));
+      }
+      it = cache_.emplace(sql, st).first;
+    }
+    return std::make_unique<Stmt>(db_, it->second, &outstanding_);
+  }
+
+  Status Exec(const char* sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string m = err != nullptr ? err : "unknown";
+      sqlite3_free(err);
+      return Internal("sqlite: " + m);
+    }
+    return Status::Ok();
+  }
+
+  static void BindAll(Stmt& s, const std::vector<Param>& params) {
+    for (std::size_t i = 0; i < params.size(); ++i) s.Bind(static_cast<int>(i + 1), params[i]);
+  }
+
+  static std::uint64_t Scanned(Stmt& s) {
+    return static_cast<std::uint64_t>(
+        sqlite3_stmt_status(s.raw(), SQLITE_STMTSTATUS_FULLSCAN_STEP, 1));
+  }
+
+  static Change ReadChange(Stmt& s) {
+    Change c;
+    c.seq = s.ColU64(0);
+    c.block = s.ColU64(1);
+    c.kind = static_cast<ChangeKind>(s.ColInt(2));
+    c.key = s.ColArray<32>(3);
+    c.entity_hash = s.ColArray<32>(4);
+    return c;
+  }
+
+  // Columns as in kEntityColumns (the query select uses the same order).
+  static Entity ReadEntity(Stmt& s, const Projection& p) {
+    Entity e;
+    e.id = s.ColInt(0);
+    e.key = s.ColArray<32>(1);
+    if (p.owner) e.owner = s.ColArray<20>(2);
+    if (p.creator) e.creator = s.ColArray<20>(3);
+    if (p.blocks) {
+      e.created_block = s.ColU64(4);
+      e.updated_block = s.ColU64(5);
+      e.expires_block = s.ColU64(6);
+    }
+    if (p.content_type) e.content_type = s.ColText(7);
+    if (p.payload) {
+      const ByteView b = s.ColBlob(8);
+      e.payload.assign(b.begin(), b.end());
+    }
+    e.last_change = s.ColU64(9);
+    return e;
+  }
+
+  Status LoadAttributes(std::vector<Entity>* entities) {
+    if (entities->empty()) return Status::Ok();
+    std::unordered_map<std::int64_t, Entity*> by_id;
+    std::string in = "(";
+    for (std::size_t i = 0; i < entities->size(); ++i) {
+      in += i ? ",?" : "?";
+      by_id[(*entities)[i].id] = &(*entities)[i];
+    }
+    in += ")";
+    for (int table = 0; table < 2; ++table) {
+      VEIL_ASSIGN_OR_RETURN(
+          auto s, Prepare(std::string("SELECT entity_id, name, value FROM ") +
+                          (table == 0 ? "attr_num" : "attr_str") + " WHERE entity_id IN " + in));
+      for (std::size_t i = 0; i < entities->size(); ++i) {
+        s->Int(static_cast<int>(i + 1), (*entities)[i].id);
+      }
+      while (s->Step()) {
+        Entity* e = by_id[s->ColInt(0)];
+        if (e == nullptr) continue;
+        if (table == 0) {
+          e->attributes.push_back(Attribute::Num(s->ColText(1), Unbiased(s->ColInt(2))));
+        } else {
+          e->attributes.push_back(Attribute::Str(s->ColText(1), s->ColText(2)));
+        }
+      }
+      VEIL_RETURN_IF_ERROR(s->status());
+    }
+    for (auto& e : *entities) {
+      std::sort(e.attributes.begin(), e.attributes.end(),
+                [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+    }
+    return Status::Ok();
+  }
+
+  Status SetMeta(const char* name, std::int64_t v) {
+    VEIL_ASSIGN_OR_RETURN(auto s,
+                          Prepare("INSERT INTO meta(name, value) VALUES(?, ?) "
+                                  "ON CONFLICT(name) DO UPDATE SET value = excluded.value"));
+    s->Text(1, name).Int(2, v);
+    return s->Run();
+  }
+
+  Status ExpiryDelta(std::uint64_t block, std::int64_t delta) {
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO expiry(block, n) VALUES(?, ?) "
+                                          "ON CONFLICT(block) DO UPDATE SET n = n + excluded.n"));
+    s->Int(1, I64(block)).Int(2, delta);
+    VEIL_RETURN_IF_ERROR(s->Run());
+    VEIL_ASSIGN_OR_RETURN(auto d, Prepare("DELETE FROM expiry WHERE block = ? AND n = 0"));
+    d->Int(1, I64(block));
+    return d->Run();
+  }
+
+  Status EnsureAccount(const Address& a) {
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO accounts(address, tx_nonce, create_nonce) "
+                                          "VALUES(?, 0, 0) ON CONFLICT(address) DO NOTHING"));
+    s->Blob(1, a);
+    return s->Run();
+  }
+
+  Status DeleteAttributes(std::int64_t id) {
+    for (const char* sql :
+         {"DELETE FROM attr_str WHERE entity_id = ?", "DELETE FROM attr_num WHERE entity_id = ?"}) {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare(sql));
+      s->Int(1, id);
+      VEIL_RETURN_IF_ERROR(s->Run());
+    }
+    return Status::Ok();
+  }
+
+  Status InsertAttributes(const Entity& e) {
+    for (const auto& a : e.attributes) {
+      if (a.type() == AttrType::kNumeric) {
+        VEIL_ASSIGN_OR_RETURN(
+            auto s, Prepare("INSERT INTO attr_num(entity_id, name, value) VALUES(?, ?, ?)"));
+        s->Int(1, e.id).Text(2, a.name).Int(3, Biased(std::get<std::uint64_t>(a.value)));
+        VEIL_RETURN_IF_ERROR(s->Run());
+      } else {
+        VEIL_ASSIGN_OR_RETURN(
+            auto s, Prepare("INSERT INTO attr_str(entity_id, name, value) VALUES(?, ?, ?)"));
+        s->Int(1, e.id).Text(2, a.name).Text(3, std::get<std::string>(a.value));
+        VEIL_RETURN_IF_ERROR(s->Run());
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status ApplyInTx(const BlockWrite& w) {
+    for (const auto& a : w.accounts) {
+      VEIL_ASSIGN_OR_RETURN(
+          auto s, Prepare("INSERT INTO accounts(address, tx_nonce, create_nonce) VALUES(?, ?, ?) "
+                          "ON CONFLICT(address) DO UPDATE SET tx_nonce = excluded.tx_nonce, "
+                          "create_nonce = excluded.create_nonce"));
+      s->Blob(1, a.address).Int(2, I64(a.tx_nonce)).Int(3, I64(a.create_nonce));
+      VEIL_RETURN_IF_ERROR(s->Run());
+    }
+    for (const auto& ew : w.entities) {
+      const Entity& e = ew.entity;
+      switch (ew.kind) {
+        case EntityWrite::Kind::kInsert: {
+          VEIL_RETURN_IF_ERROR(EnsureAccount(e.owner));
+          VEIL_RETURN_IF_ERROR(EnsureAccount(e.creator));
+          VEIL_ASSIGN_OR_RETURN(
+              auto s,
+              Prepare("INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
+                      "created_block, updated_block, expires_block, last_change) VALUES(?, ?, "
+                      "(SELECT id FROM accounts WHERE address = ?), (SELECT id FROM accounts "
+                      "WHERE address = ?), ?, ?, ?, ?, ?, ?)"));
+          s->Int(1, e.id).Blob(2, e.key).Blob(3, e.owner).Blob(4, e.creator);
+          s->Text(5, e.content_type).Blob(6, e.payload).Int(7, I64(e.created_block));
+          s->Int(8, I64(e.updated_block)).Int(9, I64(e.expires_block)).Int(10, I64(e.last_change));
+          VEIL_RETURN_IF_ERROR(s->Run());
+          VEIL_RETURN_IF_ERROR(InsertAttributes(e));
+          VEIL_RETURN_IF_ERROR(ExpiryDelta(e.expires_block, 1));
+          break;
+        }
+        case EntityWrite::Kind::kUpdate: {
+          VEIL_RETURN_IF_ERROR(EnsureAccount(e.owner));
+          VEIL_ASSIGN_OR_RETURN(
+              auto s, Prepare("UPDATE entities SET owner_id = (SELECT id FROM accounts WHERE "
+                              "address = ?), content_type = ?, payload = ?, updated_block = ?, "
+                              "expires_block = ?, last_change = ? WHERE id = ?"));
+          s->Blob(1, e.owner).Text(2, e.content_type).Blob(3, e.payload);
+          s->Int(4, I64(e.updated_block)).Int(5, I64(e.expires_block)).Int(6, I64(e.last_change));
+          s->Int(7, e.id);
+          VEIL_RETURN_IF_ERROR(s->Run());
+          if (ew.attributes_changed) {
+            VEIL_RETURN_IF_ERROR(DeleteAttributes(e.id));
+            VEIL_RETURN_IF_ERROR(InsertAttributes(e));
+          }
+          if (ew.old_expires_block != e.expires_block) {
+            VEIL_RETURN_IF_ERROR(ExpiryDelta(ew.old_expires_block, -1));
+            VEIL_RETURN_IF_ERROR(ExpiryDelta(e.expires_block, 1));
+          }
+          break;
+        }
+        case EntityWrite::Kind::kDelete: {
+          VEIL_RETURN_IF_ERROR(DeleteAttributes(e.id));
+          VEIL_ASSIGN_OR_RETURN(auto s, Prepare("DELETE FROM entities WHERE id = ?"));
+          s->Int(1, e.id);
+          VEIL_RETURN_IF_ERROR(s->Run());
+          VEIL_RETURN_IF_ERROR(ExpiryDelta(ew.old_expires_block, -1));
+          break;
+        }
+      }
+    }
+    for (const auto& c : w.changes) {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO changes(seq, block, kind, key, "
+                                            "entity_hash) VALUES(?, ?, ?, ?, ?)"));
+      s->Int(1, I64(c.seq)).Int(2, I64(c.block)).Int(3, static_cast<std::int64_t>(c.kind));
+      s->Blob(4, c.key).Blob(5, c.entity_hash);
+      VEIL_RETURN_IF_ERROR(s->Run());
+    }
+    for (const auto& t : w.txs) {
+      VEIL_ASSIGN_OR_RETURN(
+          auto s, Prepare("INSERT INTO txs(block, idx, hash, body, gas) VALUES(?, ?, ?, ?, ?)"));
+      s->Int(1, I64(t.block)).Int(2, t.index).Blob(3, t.hash).Blob(4, t.encoded).Int(5, I64(t.gas));
+      VEIL_RETURN_IF_ERROR(s->Run());
+    }
+    const BlockHeader& h = w.header;
+    VEIL_ASSIGN_OR_RETURN(
+        auto s, Prepare("INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, "
+                        "changeset, tx_count, change_count, gas_used, hash) VALUES(?, ?, ?, ?, ?, "
+                        "?, ?, ?, ?, ?)"));
+    s->Int(1, I64(h.number)).Int(2, I64(h.chain_id)).Blob(3, h.parent).Int(4, I64(h.timestamp_ms));
+    s->Blob(5, h.tx_root).Blob(6, h.changeset).Int(7, h.tx_count).Int(8, h.change_count);
+    s->Int(9, I64(h.gas_used)).Blob(10, h.hash);
+    VEIL_RETURN_IF_ERROR(s->Run());
+    VEIL_RETURN_IF_ERROR(SetMeta("head", I64(h.number)));
+    VEIL_RETURN_IF_ERROR(SetMeta("next_entity_id", w.state_after.next_entity_id));
+    VEIL_RETURN_IF_ERROR(SetMeta("next_change_seq", I64(w.state_after.next_change_seq)));
+    return SetMeta("stored_entities", I64(w.state_after.stored_entities));
+  }
+
+  Result<std::uint64_t> SweepInTx(std::uint64_t up_to_block, std::size_t max_rows) {
+    std::vector<std::pair<std::int64_t, std::uint64_t>> victims;
+    {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT id, expires_block FROM entities WHERE "
+                                            "expires_block <= ? ORDER BY expires_block LIMIT ?"));
+      s->Int(1, I64(up_to_block)).Int(2, static_cast<std::int64_t>(max_rows));
+      while (s->Step()) victims.emplace_back(s->ColInt(0), s->ColU64(1));
+      VEIL_RETURN_IF_ERROR(s->status());
+    }
+    for (const auto& [id, expires] : victims) {
+      VEIL_RETURN_IF_ERROR(DeleteAttributes(id));
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("DELETE FROM entities WHERE id = ?"));
+      s->Int(1, id);
+      VEIL_RETURN_IF_ERROR(s->Run());
+      VEIL_RETURN_IF_ERROR(ExpiryDelta(expires, -1));
+    }
+    if (!victims.empty()) {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("UPDATE meta SET value = value - ? WHERE name = "
+                                            "'stored_entities'"));
+      s->Int(1, static_cast<std::int64_t>(victims.size()));
+      VEIL_RETURN_IF_ERROR(s->Run());
+    }
+    return static_cast<std::uint64_t>(victims.size());
+  }
+
+  // ---- Query compilation: AST -> SQL with bound parameters only. ----
+
+  Compiled CompileSelect(const QueryRequest& r) {
+    Compiled c;
+    const Projection& p = r.projection;
+    c.sql = "SELECT e.id, e.key, ";
+    c.sql += p.owner ? "o.address, " : "NULL, ";
+    c.sql += p.creator ? "cr.address, " : "NULL, ";
+    c.sql += p.blocks ? "e.created_block, e.updated_block, e.expires_block, " : "0, 0, 0, ";
+    c.sql += p.content_type ? "e.content_type, " : "NULL, ";
+    c.sql += p.payload ? "e.payload, " : "NULL, ";
+    c.sql += "e.last_change FROM entities e";
+    if (p.owner) c.sql += " JOIN accounts o ON o.id = e.owner_id";
+    if (p.creator) c.sql += " JOIN accounts cr ON cr.id = e.creator_id";
+    // The unary + keeps the planner off the expiry and creation indexes for the liveness terms,
+    // which match nearly every row; the filter's own predicates choose the index.
+    c.sql += " WHERE +e.expires_block > ? AND +e.created_block <= ?";
+    c.params = {I64(r.at_block), I64(r.at_block)};
+    if (r.before_id > 0) {
+      c.sql += " AND e.id < ?";
+      c.params.push_back(r.before_id);
+    }
+    if (r.filter != nullptr && r.filter->kind != query::Expr::Kind::kAll) {
+      c.sql += " AND (";
+      CompileExpr(*r.filter, &c);
+      c.sql += ")";
+    }
+    c.sql += " ORDER BY e.id DESC LIMIT ?";
+    c.params.push_back(static_cast<std::int64_t>(r.limit + 1));
+    return c;
+  }
+
+  static void CompileExpr(const query::Expr& e, Compiled* c) {
+    using K = query::Expr::Kind;
+    switch (e.kind) {
+      case K::kAll:
+        c->sql += "1";
+        return;
+      case K::kNot:
+        c->sql += "NOT (";
+        CompileExpr(e.children[0], c);
+        c->sql += ")";
+        return;
+      case K::kAnd:
+      case K::kOr:
+        c->sql += "(";
+        for (std::size_t i = 0; i < e.children.size(); ++i) {
+          if (i > 0) c->sql += e.kind == K::kAnd ? " AND " : " OR ";
+          CompileExpr(e.children[i], c);
+        }
+        c->sql += ")";
+        return;
+      case K::kPredicate:
+        CompilePredicate(e.predicate, c);
+        return;
+    }
+  }
+
+  static std::string OpSql(query::CmpOp op) {
+    switch (op) {
+      case query::CmpOp::kEq:
+        return " = ?";
+      case query::CmpOp::kLt:
+        return " < ?";
+      case query::CmpOp::kLe:
+        return " <= ?";
+      case query::CmpOp::kGt:
+        return " > ?";
+      case query::CmpOp::kGe:
+        return " >= ?";
+      default:
+        return "";
+    }
+  }
+
+  static Param ToParam(const query::Literal& v, bool numeric_biased) {
+    if (const auto* n = std::get_if<std::uint64_t>(&v)) {
+      return numeric_biased ? Biased(*n) : I64(*n);
+    }
+    if (const auto* s = std::get_if<std::string>(&v)) return *s;
+    return std::get<Bytes>(v);
+  }
+
+  // `column` compared by `p` (the values already type-checked by the parser).
+  static void CompileComparison(const std::string& column, const query::Predicate& p, bool biased,
+                                Compiled* c) {
+    using query::CmpOp;
+    if (p.op == CmpOp::kIn || p.op == CmpOp::kNotIn) {
+      c->sql += column + " IN (";
+      for (std::size_t i = 0; i < p.values.size(); ++i) {
+        c->sql += i ? ",?" : "?";
+        c->params.push_back(ToParam(p.values[i], biased));
+      }
+      c->sql += ")";
+      return;
+    }
+    if (p.op == CmpOp::kGlob || p.op == CmpOp::kNotGlob) {
+      const std::string& pattern = std::get<std::string>(p.values[0]);
+      c->sql += column + " GLOB ?";
+      c->params.push_back(pattern);
+      // A literal prefix bounds the index range; GLOB itself cannot use a bound parameter's.
+      std::string prefix;
+      for (char ch : pattern) {
+        if (ch == '*' || ch == '?' || ch == '[') break;
+        prefix.push_back(ch);
+      }
+      if (!prefix.empty()) {
+        c->sql += " AND " + column + " >= ?";
+        c->params.push_back(prefix);
+        // Smallest string above every string with this prefix: drop trailing 0xff bytes, bump.
+        while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) {
+          prefix.pop_back();
+        }
+        if (!prefix.empty()) {
+          prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+          c->sql += " AND " + column + " < ?";
+          c->params.push_back(prefix);
+        }
+      }
+      return;
+    }
+    c->sql += column + OpSql(p.op);
+    c->params.push_back(ToParam(p.values[0], biased));
+  }
+
+  static void CompilePredicate(const query::Predicate& p, Compiled* c) {
+    using query::CmpOp;
+    using query::Field;
+    const bool negated = p.op == CmpOp::kNotIn || p.op == CmpOp::kNotGlob;
+    if (negated) c->sql += "NOT (";
+    switch (p.field) {
+      case Field::kAttribute: {
+        const bool numeric = p.values[0].index() == 0;
+        c->sql += std::string("e.id IN (SELECT entity_id FROM ") +
+                  (numeric ? "attr_num" : "attr_str") + " WHERE name = ? AND ";
+        c->params.push_back(p.name);
+        CompileComparison("value", p, numeric, c);
+        c->sql += ")";
+        break;
+      }
+      // Meta fields go through an id subquery as well: otherwise the planner prefers walking
+      // the rowid in ORDER BY order over the field's index.
+      case Field::kKey:
+        c->sql += "e.id IN (SELECT id FROM entities WHERE ";
+        CompileComparison("key", p, false, c);
+        c->sql += ")";
+        break;
+      case Field::kOwner:
+      case Field::kCreator:
+        c->sql += p.field == Field::kOwner
+                      ? "e.id IN (SELECT id FROM entities WHERE owner_id IN "
+                      : "e.id IN (SELECT id FROM entities WHERE creator_id IN ";
+        c->sql += "(SELECT id FROM accounts WHERE ";
+        CompileComparison("address", p, false, c);
+        c->sql += "))";
+        break;
+      case Field::kExpiresAt:
+      case Field::kCreatedAtBlock:
+        c->sql += "e.id IN (SELECT id FROM entities WHERE ";
+        CompileComparison(p.field == Field::kExpiresAt ? "expires_block" : "created_block", p,
+                          false, c);
+        c->sql += ")";
+        break;
+    }
+    if (negated) c->sql += ")";
+  }
+
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> cache_;
+  int outstanding_ = 0;  // live Stmt handles; the cache is only cleared when none is
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options) {
+  sqlite3* db = nullptr;
+  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(options.path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string m = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return Unavailable("cannot open " + options.path + ": " + m);
+  }
+  auto store = std::make_unique<SqliteStore>(db);
+  VEIL_RETURN_IF_ERROR(store->Init(options));
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace veil::ledger

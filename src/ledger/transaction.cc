@@ -1,0 +1,316 @@
+// Transaction encoding, validation, signing and gas (layout in docs/notes/ledger.md).
+#include "veil/ledger/transaction.h"
+
+#include <algorithm>
+#include <string>
+
+#include "veil/base/codec.h"
+#include "veil/crypto/composite_sig.h"
+#include "veil/crypto/hash.h"
+
+namespace veil::ledger {
+namespace {
+
+constexpr std::uint16_t kTxTag = 0x4C54;  // "LT"
+constexpr std::uint8_t kTxVersion = 1;
+constexpr std::string_view kSignLabel = "veil.ledger.tx.v1";
+
+std::size_t PublicKeySize(SigScheme s) {
+  return s == SigScheme::kEd25519 ? crypto::kEd25519PublicKeySize : crypto::kCompositePublicKeySize;
+}
+std::size_t SignatureSize(SigScheme s) {
+  return s == SigScheme::kEd25519 ? crypto::kEd25519SignatureSize : crypto::kCompositeSignatureSize;
+}
+
+void PutAttributes(Writer& w, const std::vector<Attribute>& attrs) {
+  w.Varint(attrs.size());
+  for (const auto& a : attrs) {
+    w.String(a.name).U8(static_cast<std::uint8_t>(a.type()));
+    if (a.type() == AttrType::kNumeric) {
+      w.U64(std::get<std::uint64_t>(a.value));
+    } else {
+      w.String(std::get<std::string>(a.value));
+    }
+  }
+}
+
+std::vector<Attribute> GetAttributes(Reader& r, std::size_t max_count, const Limits& limits) {
+  std::vector<Attribute> out;
+  const std::uint64_t n = r.Varint();
+  if (n > max_count) {
+    r.Fail("too many attributes");
+    return out;
+  }
+  for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
+    Attribute a;
+    a.name = r.String(limits.max_attribute_name);
+    const std::uint8_t type = r.U8();
+    if (type == static_cast<std::uint8_t>(AttrType::kNumeric)) {
+      a.value = r.U64();
+    } else if (type == static_cast<std::uint8_t>(AttrType::kString)) {
+      a.value = r.String(limits.max_string_value);
+    } else {
+      r.Fail("unknown attribute type");
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+void PutOp(Writer& w, const Operation& op) {
+  w.U8(static_cast<std::uint8_t>(KindOf(op)));
+  if (const auto* c = std::get_if<CreateOp>(&op)) {
+    w.U64(c->expires_block).String(c->content_type).VarBytes(c->payload);
+    PutAttributes(w, c->attributes);
+  } else if (const auto* u = std::get_if<UpdateOp>(&op)) {
+    w.Fixed(u->key);
+    PutAttributes(w, u->set);
+    w.Varint(u->unset.size());
+    for (const auto& n : u->unset) w.String(n);
+    w.Bool(u->replace_payload);
+    if (u->replace_payload) w.String(u->content_type).VarBytes(u->payload);
+  } else if (const auto* e = std::get_if<ExtendOp>(&op)) {
+    w.Fixed(e->key).U64(e->expires_block);
+  } else if (const auto* t = std::get_if<TransferOp>(&op)) {
+    w.Fixed(t->key).Fixed(t->new_owner);
+  } else {
+    w.Fixed(std::get<DeleteOp>(op).key);
+  }
+}
+
+Operation GetOp(Reader& r, const Limits& limits) {
+  const std::uint8_t kind = r.U8();
+  switch (kind) {
+    case static_cast<std::uint8_t>(OpKind::kCreate): {
+      CreateOp c;
+      c.expires_block = r.U64();
+      c.content_type = r.String(limits.max_content_type);
+      const ByteView p = r.VarBytes(limits.max_payload_bytes);
+      c.payload.assign(p.begin(), p.end());
+      c.attributes = GetAttributes(r, limits.max_create_attributes, limits);
+      return c;
+    }
+    case static_cast<std::uint8_t>(OpKind::kUpdate): {
+      UpdateOp u;
+      r.Fixed(u.key);
+      u.set = GetAttributes(r, limits.max_entity_attributes, limits);
+      const std::uint64_t n = r.Varint();
+      if (n > limits.max_entity_attributes) r.Fail("too many attributes to unset");
+      for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
+        u.unset.push_back(r.String(limits.max_attribute_name));
+      }
+      u.replace_payload = r.Bool();
+      if (u.replace_payload) {
+        u.content_type = r.String(limits.max_content_type);
+        const ByteView p = r.VarBytes(limits.max_payload_bytes);
+        u.payload.assign(p.begin(), p.end());
+      }
+      return u;
+    }
+    case static_cast<std::uint8_t>(OpKind::kExtend): {
+      ExtendOp e;
+      r.Fixed(e.key);
+      e.expires_block = r.U64();
+      return e;
+    }
+    case static_cast<std::uint8_t>(OpKind::kTransfer): {
+      TransferOp t;
+      r.Fixed(t.key);
+      r.Fixed(t.new_owner);
+      return t;
+    }
+    case static_cast<std::uint8_t>(OpKind::kDelete): {
+      DeleteOp d;
+      r.Fixed(d.key);
+      return d;
+    }
+    default:
+      r.Fail("unknown operation kind");
+      return DeleteOp{};
+  }
+}
+
+Status OpError(std::size_t i, const Status& s) {
+  return Status(s.code(), "operation " + std::to_string(i) + ": " + s.message());
+}
+
+std::uint64_t AttrBytes(const std::vector<Attribute>& attrs) {
+  std::uint64_t n = 0;
+  for (const auto& a : attrs) {
+    n += a.name.size() +
+         (a.type() == AttrType::kNumeric ? 8 : std::get<std::string>(a.value).size());
+  }
+  return n;
+}
+
+}  // namespace
+
+OpKind KindOf(const Operation& op) { return static_cast<OpKind>(op.index() + 1); }
+
+Status ValidateTransaction(const Transaction& tx, const Limits& limits) {
+  if (tx.ops.empty()) return InvalidArgument("transaction has no operations");
+  if (tx.ops.size() > limits.max_ops_per_tx) {
+    return ResourceExhausted("transaction has more than " + std::to_string(limits.max_ops_per_tx) +
+                             " operations");
+  }
+  for (std::size_t i = 0; i < tx.ops.size(); ++i) {
+    const Operation& op = tx.ops[i];
+    Status s;
+    if (const auto* c = std::get_if<CreateOp>(&op)) {
+      if (c->payload.size() > limits.max_payload_bytes) {
+        s = ResourceExhausted("payload larger than " + std::to_string(limits.max_payload_bytes) +
+                              " bytes");
+      } else if (s = ValidateContentType(c->content_type, limits); s.ok()) {
+        s = ValidateAttributes(c->attributes, limits.max_create_attributes, limits);
+      }
+    } else if (const auto* u = std::get_if<UpdateOp>(&op)) {
+      s = ValidateAttributes(u->set, limits.max_entity_attributes, limits);
+      for (std::size_t k = 0; s.ok() && k < u->unset.size(); ++k) {
+        s = ValidateAttributeName(u->unset[k], limits);
+        if (s.ok() && k > 0 && !(u->unset[k - 1] < u->unset[k])) {
+          s = InvalidArgument("unset names must be sorted and unique");
+        }
+        if (s.ok() && std::any_of(u->set.begin(), u->set.end(),
+                                  [&](const Attribute& a) { return a.name == u->unset[k]; })) {
+          s = InvalidArgument("attribute '" + u->unset[k] + "' both set and unset");
+        }
+      }
+      if (s.ok() && u->unset.size() > limits.max_entity_attributes) {
+        s = InvalidArgument("too many attributes to unset");
+      }
+      if (s.ok() && u->replace_payload) {
+        if (u->payload.size() > limits.max_payload_bytes) {
+          s = ResourceExhausted("payload larger than " + std::to_string(limits.max_payload_bytes) +
+                                " bytes");
+        } else {
+          s = ValidateContentType(u->content_type, limits);
+        }
+      } else if (s.ok() && (!u->payload.empty() || !u->content_type.empty())) {
+        s = InvalidArgument("payload given without replace_payload");
+      }
+      if (s.ok() && u->set.empty() && u->unset.empty() && !u->replace_payload) {
+        s = InvalidArgument("empty patch");
+      }
+    }
+    if (!s.ok()) return OpError(i, s);
+  }
+  return Status::Ok();
+}
+
+Bytes EncodeBody(const Transaction& tx, SigScheme scheme, ByteView public_key) {
+  Writer w(kTxTag, kTxVersion);
+  w.U64(tx.chain_id).U8(static_cast<std::uint8_t>(scheme)).VarBytes(public_key).U64(tx.nonce);
+  w.Varint(tx.ops.size());
+  for (const auto& op : tx.ops) PutOp(w, op);
+  return std::move(w).Take();
+}
+
+Bytes Encode(const SignedTransaction& stx) {
+  Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key);
+  Writer w;
+  w.VarBytes(stx.signature);
+  body.insert(body.end(), w.bytes().begin(), w.bytes().end());
+  return body;
+}
+
+Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits) {
+  if (encoded.size() > limits.MaxTxBytes()) return InvalidArgument("transaction too large");
+  Reader r(encoded);
+  r.Header(kTxTag, kTxVersion);
+  SignedTransaction stx;
+  stx.tx.chain_id = r.U64();
+  const std::uint8_t scheme = r.U8();
+  if (r.ok() && scheme != static_cast<std::uint8_t>(SigScheme::kEd25519) &&
+      scheme != static_cast<std::uint8_t>(SigScheme::kCompositeMlDsa65Ed25519)) {
+    r.Fail("unknown signature scheme");
+  }
+  stx.scheme = static_cast<SigScheme>(scheme);
+  const ByteView pk = r.VarBytes(crypto::kCompositePublicKeySize);
+  if (r.ok() && pk.size() != PublicKeySize(stx.scheme)) r.Fail("wrong public key length");
+  stx.public_key.assign(pk.begin(), pk.end());
+  stx.tx.nonce = r.U64();
+  const std::uint64_t n = r.Varint();
+  if (r.ok() && (n == 0 || n > limits.max_ops_per_tx)) r.Fail("operation count out of range");
+  for (std::uint64_t i = 0; i < n && r.ok(); ++i) stx.tx.ops.push_back(GetOp(r, limits));
+  const ByteView sig = r.VarBytes(crypto::kCompositeSignatureSize);
+  if (r.ok() && sig.size() != SignatureSize(stx.scheme)) r.Fail("wrong signature length");
+  stx.signature.assign(sig.begin(), sig.end());
+  VEIL_RETURN_IF_ERROR(r.Finish());
+  VEIL_RETURN_IF_ERROR(ValidateTransaction(stx.tx, limits));
+  return stx;
+}
+
+Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey& key,
+                          const Limits& limits) {
+  VEIL_RETURN_IF_ERROR(ValidateTransaction(tx, limits));
+  SignedTransaction stx;
+  stx.tx = tx;
+  stx.scheme = SigScheme::kEd25519;
+  stx.public_key.assign(key.public_key().begin(), key.public_key().end());
+  const Bytes body = EncodeBody(tx, stx.scheme, stx.public_key);
+  const Bytes msg = Concat({AsBytes(kSignLabel), body});
+  const auto sig = key.Sign(msg);
+  stx.signature.assign(sig.begin(), sig.end());
+  return Encode(stx);
+}
+
+Status VerifySignature(const SignedTransaction& stx) {
+  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key);
+  if (stx.scheme == SigScheme::kEd25519) {
+    const Bytes msg = Concat({AsBytes(kSignLabel), body});
+    return crypto::Ed25519Verify(stx.public_key, msg, stx.signature);
+  }
+  // Composite ML-DSA-65 + Ed25519: the label is the signature context.
+  auto vk = crypto::CompositeVerifyingKey::Decode(stx.public_key);
+  if (!vk.ok()) return VerificationFailed();
+  return vk->Verify(body, AsBytes(kSignLabel), stx.signature);
+}
+
+Hash32 TxHash(ByteView encoded) {
+  Writer w;
+  w.Fixed(AsBytes("veil.ledger.tx-hash.v1")).Fixed(encoded);
+  const auto d = crypto::Sha256(w.bytes());
+  Hash32 out;
+  std::copy(d.begin(), d.end(), out.begin());
+  return out;
+}
+
+std::uint64_t StoredBytes(const Transaction& tx) {
+  std::uint64_t n = 0;
+  for (const auto& op : tx.ops) {
+    if (const auto* c = std::get_if<CreateOp>(&op)) {
+      n += c->payload.size() + c->content_type.size() + AttrBytes(c->attributes);
+    } else if (const auto* u = std::get_if<UpdateOp>(&op)) {
+      n += AttrBytes(u->set);
+      if (u->replace_payload) n += u->payload.size() + u->content_type.size();
+    }
+  }
+  return n;
+}
+
+std::uint64_t TxGas(const Transaction& tx, ByteView encoded, const GasSchedule& gas) {
+  std::uint64_t g = gas.tx_base;
+  for (auto b : encoded) g += b == 0 ? gas.calldata_zero_byte : gas.calldata_nonzero_byte;
+  for (const auto& op : tx.ops) {
+    switch (KindOf(op)) {
+      case OpKind::kCreate:
+        g += gas.op_create;
+        break;
+      case OpKind::kUpdate:
+        g += gas.op_update;
+        break;
+      case OpKind::kExtend:
+        g += gas.op_extend;
+        break;
+      case OpKind::kTransfer:
+        g += gas.op_transfer;
+        break;
+      case OpKind::kDelete:
+        g += gas.op_delete;
+        break;
+    }
+  }
+  return g + gas.stored_byte * StoredBytes(tx);
+}
+
+}  // namespace veil::ledger

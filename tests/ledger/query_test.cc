@@ -1,0 +1,127 @@
+// Tests for the query tokenizer and parser (no SQL involved).
+#include "veil/ledger/query.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace veil::ledger::query {
+namespace {
+
+const QueryLimits kLimits{};
+
+Expr P(std::string_view text) {
+  auto r = Parse(text, kLimits);
+  EXPECT_TRUE(r.ok()) << text << ": " << r.status().ToString();
+  return r.ok() ? std::move(r).value() : Expr{};
+}
+
+std::size_t ErrorAt(std::string_view text) {
+  ParseError e;
+  auto r = Parse(text, kLimits, &e);
+  EXPECT_FALSE(r.ok()) << text;
+  if (!r.ok()) {
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("at byte " + std::to_string(e.offset)), std::string::npos);
+  }
+  return e.offset;
+}
+
+TEST(QueryParse, AllForms) {
+  EXPECT_EQ(P("*").kind, Expr::Kind::kAll);
+  EXPECT_EQ(P("$all").kind, Expr::Kind::kAll);
+  const Expr e = P(R"(type = "note" && n >= 3)");
+  ASSERT_EQ(e.kind, Expr::Kind::kAnd);
+  ASSERT_EQ(e.children.size(), 2u);
+  EXPECT_EQ(e.children[0].predicate.name, "type");
+  EXPECT_EQ(std::get<std::string>(e.children[0].predicate.values[0]), "note");
+  EXPECT_EQ(e.children[1].predicate.op, CmpOp::kGe);
+  EXPECT_EQ(std::get<std::uint64_t>(e.children[1].predicate.values[0]), 3u);
+}
+
+TEST(QueryParse, OperatorsAndKeywords) {
+  EXPECT_EQ(P("a < 1").predicate.op, CmpOp::kLt);
+  EXPECT_EQ(P("a <= 1").predicate.op, CmpOp::kLe);
+  EXPECT_EQ(P("a > 1").predicate.op, CmpOp::kGt);
+  EXPECT_EQ(P("a >= 1").predicate.op, CmpOp::kGe);
+  EXPECT_EQ(P("a IN (1, 2, 3)").predicate.values.size(), 3u);
+  EXPECT_EQ(P("a in (\"x\")").predicate.op, CmpOp::kIn);
+  EXPECT_EQ(P("a NOT IN (1)").predicate.op, CmpOp::kNotIn);
+  EXPECT_EQ(P("a ~ \"ab*\"").predicate.op, CmpOp::kGlob);
+  EXPECT_EQ(P("a GLOB \"ab*\"").predicate.op, CmpOp::kGlob);
+  EXPECT_EQ(P("a !~ \"ab*\"").predicate.op, CmpOp::kNotGlob);
+  EXPECT_EQ(P("a NOT GLOB \"ab*\"").predicate.op, CmpOp::kNotGlob);
+  EXPECT_EQ(P("a = 1 || b = 2").kind, Expr::Kind::kOr);
+  EXPECT_EQ(P("a = 1 OR b = 2").kind, Expr::Kind::kOr);
+  EXPECT_EQ(P("a = 1 and b = 2").kind, Expr::Kind::kAnd);
+  EXPECT_EQ(P("NOT (a = 1)").kind, Expr::Kind::kNot);
+  EXPECT_EQ(P("!(a = 1)").kind, Expr::Kind::kNot);
+  // && binds tighter than ||.
+  const Expr e = P("a = 1 || b = 2 && c = 3");
+  ASSERT_EQ(e.kind, Expr::Kind::kOr);
+  EXPECT_EQ(e.children[1].kind, Expr::Kind::kAnd);
+  EXPECT_EQ(P("x.y-z_1 = 1").predicate.name, "x.y-z_1");
+  EXPECT_EQ(std::get<std::string>(P(R"(a = "q\"b\\")").predicate.values[0]), "q\"b\\");
+}
+
+TEST(QueryParse, MetaFields) {
+  const std::string key = "0x" + std::string(64, 'a');
+  const std::string addr = "0x" + std::string(40, 'b');
+  EXPECT_EQ(P("$key = " + key).predicate.field, Field::kKey);
+  EXPECT_EQ(P("$owner = " + addr).predicate.field, Field::kOwner);
+  EXPECT_EQ(P("$creator IN (" + addr + ")").predicate.field, Field::kCreator);
+  EXPECT_EQ(P("$expiresAt < 10").predicate.field, Field::kExpiresAt);
+  EXPECT_EQ(P("$expiration < 10").predicate.field, Field::kExpiresAt);
+  EXPECT_EQ(P("$createdAtBlock >= 2").predicate.field, Field::kCreatedAtBlock);
+  EXPECT_EQ(std::get<Bytes>(P("$key = " + key).predicate.values[0]).size(), 32u);
+}
+
+TEST(QueryParse, ErrorsCarryOffsets) {
+  EXPECT_EQ(ErrorAt(""), 0u);
+  EXPECT_EQ(ErrorAt("a = "), 4u);
+  EXPECT_EQ(ErrorAt("a == 1"), 3u);
+  EXPECT_EQ(ErrorAt("a = 1 &&"), 8u);
+  EXPECT_EQ(ErrorAt("a = \"open"), 4u);
+  EXPECT_EQ(ErrorAt("a = 1)"), 5u);
+  EXPECT_EQ(ErrorAt("(a = 1"), 6u);
+  EXPECT_EQ(ErrorAt("a != 1"), 2u);
+  EXPECT_EQ(ErrorAt("$nope = 1"), 0u);
+  EXPECT_EQ(ErrorAt("a = 1 # b"), 6u);
+  EXPECT_EQ(ErrorAt("a = 99999999999999999999"), 4u);
+  EXPECT_EQ(ErrorAt("$key = 0xabcd"), 5u);        // wrong length
+  EXPECT_EQ(ErrorAt("$expiresAt = \"x\""), 11u);  // wrong type
+  EXPECT_EQ(ErrorAt("a ~ 5"), 2u);
+  EXPECT_EQ(ErrorAt("a IN (1, \"x\")"), 2u);
+  EXPECT_EQ(ErrorAt("a = 0x12"), 2u);
+  EXPECT_EQ(ErrorAt("NOT a = 1"), 4u);
+  EXPECT_EQ(ErrorAt("a = \"\\n\""), 5u);
+}
+
+TEST(QueryParse, Limits) {
+  QueryLimits l;
+  l.max_depth = 3;
+  l.max_predicates = 3;
+  l.max_in_values = 2;
+  l.max_query_bytes = 64;
+  EXPECT_TRUE(Parse("((a = 1))", l).ok());
+  EXPECT_FALSE(Parse("((((a = 1))))", l).ok());
+  EXPECT_FALSE(Parse("a = 1 && b = 1 && c = 1 && d = 1", l).ok());
+  EXPECT_FALSE(Parse("a IN (1, 2, 3)", l).ok());
+  EXPECT_FALSE(Parse(std::string(65, ' ') + "*", l).ok());
+  // Deep nesting is refused, not a stack overflow.
+  std::string deep(5000, '(');
+  EXPECT_FALSE(Parse(deep, kLimits).ok());
+}
+
+TEST(QueryParse, ToStringRoundTrips) {
+  for (const char* q :
+       {"*", "a = 1", "(a = 1 && (b = \"x\" || NOT (c IN (1, 2))))",
+        "$createdAtBlock > 3 && name ~ \"ab*\" && z !~ \"q?\"", "a NOT IN (\"x\", \"y\\\"\")"}) {
+    const Expr e = P(q);
+    const std::string s = ToString(e);
+    EXPECT_EQ(ToString(P(s)), s) << q;
+  }
+}
+
+}  // namespace
+}  // namespace veil::ledger::query

@@ -1,0 +1,204 @@
+// Tests for the transaction encoding, its strict decoder, validation and signatures.
+#include "veil/ledger/transaction.h"
+
+#include <gtest/gtest.h>
+
+#include "veil/base/codec.h"
+
+namespace veil::ledger {
+namespace {
+
+const Limits kLimits = Limits::Arkiv();
+
+Transaction SampleTx() {
+  Transaction tx;
+  tx.chain_id = 7;
+  tx.nonce = 3;
+  CreateOp c;
+  c.expires_block = 100;
+  c.content_type = "application/json";
+  c.payload = {1, 2, 3};
+  c.attributes = {Attribute::Num("a", 5), Attribute::Str("b", "hello")};
+  tx.ops.push_back(c);
+  UpdateOp u;
+  u.key[0] = 1;
+  u.set = {Attribute::Str("x", "y")};
+  u.unset = {"p", "q"};
+  u.replace_payload = true;
+  u.content_type = "text/plain";
+  u.payload = {9};
+  tx.ops.push_back(u);
+  tx.ops.push_back(ExtendOp{u.key, 200});
+  TransferOp t;
+  t.key = u.key;
+  t.new_owner[3] = 4;
+  tx.ops.push_back(t);
+  tx.ops.push_back(DeleteOp{u.key});
+  return tx;
+}
+
+Status Validate(const Transaction& tx) { return ValidateTransaction(tx, kLimits); }
+
+TEST(LedgerTx, EncodeDecodeRoundTrip) {
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  auto enc = SignEd25519(SampleTx(), key, kLimits);
+  ASSERT_TRUE(enc.ok()) << enc.status().ToString();
+  auto dec = Decode(*enc, kLimits);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  EXPECT_EQ(Encode(*dec), *enc);
+  EXPECT_TRUE(VerifySignature(*dec).ok());
+  EXPECT_EQ(dec->Sender(), AddressOf(SigScheme::kEd25519, key.public_key()));
+  EXPECT_EQ(dec->tx.ops.size(), 5u);
+  EXPECT_EQ(std::get<CreateOp>(dec->tx.ops[0]).attributes[1], Attribute::Str("b", "hello"));
+}
+
+TEST(LedgerTx, DecoderRejectsNonCanonical) {
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  const Bytes enc = *SignEd25519(SampleTx(), key, kLimits);
+  Bytes trailing = enc;
+  trailing.push_back(0);
+  EXPECT_FALSE(Decode(trailing, kLimits).ok());
+  for (std::size_t n = 0; n < enc.size(); n += 7) {
+    EXPECT_FALSE(Decode(ByteView(enc).first(n), kLimits).ok()) << n;
+  }
+  Bytes bad_version = enc;
+  bad_version[2] = 2;
+  EXPECT_FALSE(Decode(bad_version, kLimits).ok());
+  Bytes bad_scheme = enc;
+  bad_scheme[11] = 9;  // after tag(2) version(1) chain id(8)
+  EXPECT_FALSE(Decode(bad_scheme, kLimits).ok());
+
+  // Unsorted attributes encoded by hand must not decode.
+  Transaction tx = SampleTx();
+  auto& attrs = std::get<CreateOp>(tx.ops[0]).attributes;
+  std::swap(attrs[0], attrs[1]);
+  SignedTransaction stx;
+  stx.tx = tx;
+  stx.public_key.assign(key.public_key().begin(), key.public_key().end());
+  stx.signature.assign(64, 0);
+  EXPECT_FALSE(Decode(Encode(stx), kLimits).ok());
+  // A wrong signature length is rejected.
+  std::swap(attrs[0], attrs[1]);
+  stx.tx = tx;
+  stx.signature.assign(63, 0);
+  EXPECT_FALSE(Decode(Encode(stx), kLimits).ok());
+}
+
+TEST(LedgerTx, EveryLimit) {
+  auto with_create = [](auto mutate) {
+    Transaction tx;
+    tx.chain_id = 1;
+    CreateOp c;
+    c.expires_block = 10;
+    c.content_type = "text/plain";
+    mutate(c);
+    tx.ops.push_back(c);
+    return Validate(tx);
+  };
+  EXPECT_TRUE(with_create([](CreateOp&) {}).ok());
+  EXPECT_EQ(with_create([](CreateOp& c) { c.payload.resize(131'073); }).code(),
+            Code::kResourceExhausted);
+  EXPECT_TRUE(with_create([](CreateOp& c) { c.payload.resize(131'072); }).ok());
+  EXPECT_FALSE(with_create([](CreateOp& c) {
+                 for (int i = 0; i < 31; ++i) {
+                   c.attributes.push_back(Attribute::Num("a" + std::to_string(100 + i), 1));
+                 }
+               }).ok());
+  EXPECT_TRUE(with_create([](CreateOp& c) {
+                for (int i = 0; i < 30; ++i) {
+                  c.attributes.push_back(Attribute::Num("a" + std::to_string(100 + i), 1));
+                }
+              }).ok());
+  for (const char* bad : {"Abc", "1a", "a b", "_a", "", "key", "and", "a$"}) {
+    EXPECT_FALSE(with_create([&](CreateOp& c) { c.attributes = {Attribute::Num(bad, 1)}; }).ok())
+        << bad;
+  }
+  EXPECT_FALSE(with_create([](CreateOp& c) {
+                 c.attributes = {Attribute::Num(std::string(33, 'a'), 1)};
+               }).ok());
+  EXPECT_TRUE(with_create([](CreateOp& c) {
+                c.attributes = {Attribute::Num(std::string(32, 'a'), 1)};
+              }).ok());
+  EXPECT_FALSE(with_create([](CreateOp& c) {
+                 c.attributes = {Attribute::Str("s", std::string(129, 'x'))};
+               }).ok());
+  EXPECT_TRUE(with_create([](CreateOp& c) {
+                c.attributes = {Attribute::Str("s", std::string(128, 'x'))};
+              }).ok());
+  EXPECT_FALSE(
+      with_create([](CreateOp& c) { c.attributes = {Attribute::Str("s", "a\x01")}; }).ok());
+  EXPECT_FALSE(
+      with_create([](CreateOp& c) { c.attributes = {Attribute::Str("s", "\xc0\x80")}; }).ok());
+  EXPECT_TRUE(
+      with_create([](CreateOp& c) { c.attributes = {Attribute::Str("s", "\xc3\xa9")}; }).ok());
+  const Status dup = with_create([](CreateOp& c) {
+    c.attributes = {Attribute::Num("a", 1), Attribute::Str("a", "x")};
+  });
+  EXPECT_NE(dup.message().find("duplicate"), std::string::npos) << dup.ToString();
+  EXPECT_FALSE(with_create([](CreateOp& c) { c.content_type = "Text/Plain"; }).ok());
+  EXPECT_FALSE(with_create([](CreateOp& c) { c.content_type = "text/plain; a=b"; }).ok());
+
+  Transaction empty;
+  EXPECT_FALSE(Validate(empty).ok());
+  Transaction many;
+  for (int i = 0; i < 201; ++i) many.ops.push_back(DeleteOp{});
+  EXPECT_EQ(Validate(many).code(), Code::kResourceExhausted);
+  Transaction patch;
+  patch.ops.push_back(UpdateOp{});
+  EXPECT_FALSE(Validate(patch).ok());  // empty patch
+  UpdateOp both;
+  both.set = {Attribute::Num("a", 1)};
+  both.unset = {"a"};
+  patch.ops = {both};
+  EXPECT_FALSE(Validate(patch).ok());
+}
+
+TEST(LedgerTx, EncodedSizesMatchTheNote) {
+  // docs/notes/ledger.md: a one-create transaction with a 1-byte payload, a 24-byte content type
+  // and no attributes is 156 bytes; a numeric attribute adds 10 + name, a string 3 + name + value.
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  Transaction tx;
+  tx.chain_id = 1;
+  CreateOp c;
+  c.expires_block = 10;
+  c.content_type = "application/octet-stream";
+  c.payload = {1};
+  tx.ops = {c};
+  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 156u);
+  c.attributes = {Attribute::Num("abc", 1)};
+  tx.ops = {c};
+  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 156u + 10 + 3);
+  c.attributes = {Attribute::Str("abc", "hello")};
+  tx.ops = {c};
+  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 156u + 3 + 3 + 5);
+}
+
+TEST(LedgerTx, SignatureBinding) {
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  Bytes enc = *SignEd25519(SampleTx(), key, kLimits);
+  enc[enc.size() - 5] ^= 1;  // in the signature
+  auto dec = Decode(enc, kLimits);
+  ASSERT_TRUE(dec.ok());
+  EXPECT_EQ(VerifySignature(*dec).code(), Code::kVerificationFailed);
+  Bytes enc2 = *SignEd25519(SampleTx(), key, kLimits);
+  enc2[20] ^= 1;  // in the public key
+  auto dec2 = Decode(enc2, kLimits);
+  ASSERT_TRUE(dec2.ok());
+  EXPECT_FALSE(VerifySignature(*dec2).ok());
+}
+
+TEST(LedgerTx, GasAndKeys) {
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  const Transaction tx = SampleTx();
+  const Bytes enc = *SignEd25519(tx, key, kLimits);
+  const GasSchedule g;
+  const std::uint64_t gas = TxGas(tx, enc, g);
+  EXPECT_GT(gas, g.tx_base + g.op_create + g.op_update + g.op_extend + g.op_transfer + g.op_delete);
+  EXPECT_EQ(StoredBytes(tx), 3u + 16 + (1 + 8) + (1 + 5) + (1 + 1) + 1 + 10);
+  const Address a = AddressOf(SigScheme::kEd25519, key.public_key());
+  EXPECT_NE(DeriveEntityKey(1, a, 0), DeriveEntityKey(1, a, 1));
+  EXPECT_NE(DeriveEntityKey(1, a, 0), DeriveEntityKey(2, a, 0));
+}
+
+}  // namespace
+}  // namespace veil::ledger
