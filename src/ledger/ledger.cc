@@ -6,7 +6,9 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <random>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "veil/base/codec.h"
@@ -40,6 +42,17 @@ Hash32 CursorDigest(const query::Expr& e, const Projection& p) {
   Hash32 out;
   std::copy(d.begin(), d.end(), out.begin());
   return out;
+}
+
+// A short random pause before executing again after losing a race for the head, growing with
+// the attempt, so two nodes that collided do not collide again in lockstep.
+void Backoff(int attempt) {
+  thread_local std::minstd_rand rng(static_cast<std::uint32_t>(
+      std::hash<std::thread::id>{}(std::this_thread::get_id()) ^
+      static_cast<std::size_t>(std::chrono::steady_clock::now().time_since_epoch().count())));
+  const int cap_us = 50 << std::min(attempt, 5);  // 50 us .. 1.6 ms
+  std::uniform_int_distribution<int> d(0, cap_us);
+  std::this_thread::sleep_for(std::chrono::microseconds(d(rng)));
 }
 
 int HexNibble(char c) {
@@ -351,9 +364,28 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, Ledge
   BlockWrite w;
   w.header = GenesisHeader(l->options_.chain_id);
   w.state_after.head = w.header;
-  VEIL_RETURN_IF_ERROR(l->store_->Apply(w));
+  Status s = l->store_->Apply(w);
+  if (IsHeadConflict(s)) {
+    // Another node wrote the genesis block first: take its chain.
+    VEIL_RETURN_IF_ERROR(l->RefreshLocked());
+    return l;
+  }
+  VEIL_RETURN_IF_ERROR(s);
   l->state_ = w.state_after;
   return l;
+}
+
+Status Ledger::RefreshLocked(bool* moved) {
+  if (moved != nullptr) *moved = false;
+  if (!store_->MayHaveOtherWriters()) return Status::Ok();
+  VEIL_ASSIGN_OR_RETURN(auto st, store_->LoadState());
+  if (!st) return DataLoss("the chain vanished from the store");
+  if (st->head.chain_id != options_.chain_id) {
+    return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
+  }
+  if (moved != nullptr) *moved = st->head != state_.head;
+  state_ = *st;
+  return Status::Ok();
 }
 
 std::uint64_t Ledger::NowMs() const {
@@ -411,29 +443,50 @@ Result<SealResult> Ledger::SealBlock() {
 }
 
 Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_failure) {
-  BlockBuilder b(store_.get(), options_, state_);
-  SealResult out;
-  std::vector<Pending> taken;
-  while (!queue.empty()) {
-    if (b.gas_used() + queue.front().cost.gas > options_.limits.gas.block_gas_limit) break;
-    taken.push_back(std::move(queue.front()));
-    queue.pop_front();
-    out.receipts.push_back(b.Execute(taken.back()));
-    if (stop_on_failure && !out.receipts.back().status.ok()) {
+  for (int attempt = 0;; ++attempt) {
+    BlockBuilder b(store_.get(), options_, state_);
+    SealResult out;
+    std::vector<Pending> taken;
+    auto give_back = [&] {
+      for (auto it = taken.rbegin(); it != taken.rend(); ++it) queue.push_front(std::move(*it));
+    };
+    bool failed = false;
+    while (!queue.empty()) {
+      if (b.gas_used() + queue.front().cost.gas > options_.limits.gas.block_gas_limit) break;
+      taken.push_back(std::move(queue.front()));
+      queue.pop_front();
+      out.receipts.push_back(b.Execute(taken.back()));
+      if (stop_on_failure && !out.receipts.back().status.ok()) {
+        failed = true;
+        break;
+      }
+    }
+    if (failed) {
+      // Against a head that another node has since moved, the failure may be an artefact of the
+      // stale view (a lifetime measured from an old block): judge it again at the current head.
+      bool moved = false;
+      if (attempt < kMaxHeadConflictRetries) VEIL_RETURN_IF_ERROR(RefreshLocked(&moved));
+      if (moved) {
+        give_back();
+        continue;
+      }
       out.header = state_.head;  // nothing sealed
       return out;
     }
+    BlockWrite w = b.Finish(NowMs());
+    Status s = store_->Apply(w);
+    if (s.ok()) {
+      state_ = w.state_after;
+      out.header = w.header;
+      out.still_queued = queue.size();
+      return out;
+    }
+    give_back();
+    if (!IsHeadConflict(s) || attempt >= kMaxHeadConflictRetries) return s;
+    // Another node sealed first: nothing was written. Execute again on its head.
+    VEIL_RETURN_IF_ERROR(RefreshLocked());
+    Backoff(attempt);
   }
-  BlockWrite w = b.Finish(NowMs());
-  Status s = store_->Apply(w);
-  if (!s.ok()) {
-    for (auto it = taken.rbegin(); it != taken.rend(); ++it) queue.push_front(std::move(*it));
-    return s;
-  }
-  state_ = w.state_after;
-  out.header = w.header;
-  out.still_queued = queue.size();
-  return out;
 }
 
 BlockHeader Ledger::Head() const {
@@ -452,6 +505,7 @@ EntityKey Ledger::PredictKey(const Address& creator, std::uint64_t create_nonce)
 
 Result<std::optional<Entity>> Ledger::Get(const EntityKey& key, const Projection& projection) {
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   VEIL_ASSIGN_OR_RETURN(auto found, store_->GetEntities({key}));
   if (found.empty() || found[0].expires_block <= state_.head.number) {
     return std::optional<Entity>();
@@ -470,6 +524,7 @@ Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& optio
   }
   const Hash32 digest = CursorDigest(expr, options.projection);
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   const std::uint64_t head = state_.head.number;
   QueryRequest req;
   req.filter = &expr;
@@ -527,6 +582,7 @@ Result<CountResult> Ledger::Count(std::string_view text) {
   const QueryLimits& ql = options_.limits.query;
   VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, ql));
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   CountResult out;
   out.block = state_.head.number;
   out.cost.query_units = 1 + query::CountPredicates(expr);
@@ -545,6 +601,7 @@ Result<CountResult> Ledger::Count(std::string_view text) {
 Result<std::string> Ledger::Explain(std::string_view text, const QueryOptions& options) {
   VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, options_.limits.query));
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   QueryRequest req;
   req.filter = &expr;
   req.projection = options.projection;
@@ -556,6 +613,7 @@ Result<std::string> Ledger::Explain(std::string_view text, const QueryOptions& o
 
 Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   const std::uint64_t lag = options_.limits.query.cursor_lifetime_blocks;
   const std::uint64_t head = state_.head.number;
   if (head < lag) return std::uint64_t{0};
@@ -566,6 +624,7 @@ Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
 
 Result<LedgerStats> Ledger::Stats() {
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   LedgerStats s;
   s.head = state_.head.number;
   s.stored_entities = state_.stored_entities;
@@ -576,6 +635,7 @@ Result<LedgerStats> Ledger::Stats() {
 
 Status Ledger::VerifyChain() {
   std::lock_guard<std::mutex> lock(mu_);
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
   auto bad = [](std::uint64_t n, const std::string& what) {
     return DataLoss("block " + std::to_string(n) + ": " + what);
   };

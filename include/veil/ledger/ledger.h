@@ -13,6 +13,15 @@
 // first page, so pages stay stable while entities expire (the sweeper keeps expired rows for
 // Limits::query.cursor_lifetime_blocks). Every transaction and query reports its cost.
 //
+// Several Ledger objects ("nodes", in one process or many) may share one store database
+// (PostgreSQL). The database admits one block per parent: a node that built on a stale head gets
+// HeadConflict from the store, reloads the head and executes its transactions again (at most
+// kMaxHeadConflictRetries times), so every node makes progress and the chain never forks. Reads
+// on such a node first reload the head from the store (one statement), so they see every block
+// committed before the read began (read committed; a read that takes several statements, such as
+// VerifyChain, may see blocks committed while it runs, beyond the head it started from). Head()
+// returns the head as of the node's last call.
+//
 // Thread safety: every method is safe from any thread; one mutex serialises them (one writer).
 #pragma once
 
@@ -108,6 +117,10 @@ struct LedgerStats {
 
 class Ledger {
  public:
+  // Executions of one block against a moved head before Submit/SealBlock gives up (kUnavailable,
+  // the transactions stay queued in timed mode).
+  static constexpr int kMaxHeadConflictRetries = 64;
+
   // Opens (or creates, with a genesis block) the chain in `store`.
   static Result<std::unique_ptr<Ledger>> Open(std::unique_ptr<Store> store, LedgerOptions options);
   ~Ledger();
@@ -133,6 +146,7 @@ class Ledger {
   // kDataLoss naming the first block (or entity and block) that does not match.
   Status VerifyChain();
 
+  // The head as of the last call (see above for shared stores).
   BlockHeader Head() const;
   Result<Account> GetAccount(const Address& address);
   EntityKey PredictKey(const Address& creator, std::uint64_t create_nonce) const;
@@ -151,6 +165,8 @@ class Ledger {
   Ledger(std::unique_ptr<Store> store, LedgerOptions options);
   Result<Pending> Check(ByteView encoded) const;
   Result<SealResult> SealLocked(std::deque<Pending>& queue, bool stop_on_failure);
+  // Shared stores: reloads state_ from the store; *moved tells whether the head changed.
+  Status RefreshLocked(bool* moved = nullptr);
   std::uint64_t NowMs() const;
 
   mutable std::mutex mu_;

@@ -5,9 +5,14 @@
 // final state of every touched entity, the accounts, transactions, changes, the block header and
 // counter deltas. Ids and sequence numbers are assigned by the engine, so Apply never needs to
 // read back: a backend applies it as one batch in one database transaction (SQLite: one
-// transaction with cached prepared statements; PostgreSQL: one pipelined batch or one server-side
-// function call, docs/notes/ledger.md). Reads compile the query AST to the backend's SQL with
-// bound parameters only.
+// transaction with cached prepared statements; PostgreSQL: one pipeline, one round trip,
+// docs/notes/ledger.md). Reads compile the query AST to the backend's SQL with bound parameters
+// only.
+//
+// Several stores may share one database (PostgreSQL: several nodes). Then Apply succeeds only if
+// the block's parent is still the head in the database, checked and moved by the database inside
+// the write transaction; otherwise it writes nothing and returns HeadConflict, and the engine
+// reloads the head (LoadState) and executes again.
 //
 // Thread safety: a Store is NOT thread-safe; the Ledger serialises every call.
 #pragma once
@@ -109,8 +114,12 @@ class Store {
 
   // Creates the schema if needed; nullopt for a fresh store.
   virtual Result<std::optional<ChainState>> LoadState() = 0;
-  // Applies one block atomically; on error nothing is written.
+  // Applies one block atomically; on error nothing is written. When the database's head is no
+  // longer write.header's parent (another writer sealed first): HeadConflict.
   virtual Status Apply(const BlockWrite& write) = 0;
+  // True when other stores (nodes) may write the same database, so the head may move under the
+  // engine: it then reloads the head before every read.
+  virtual bool MayHaveOtherWriters() const { return false; }
 
   // Validation reads: all of them, expired or not (the engine decides), in one statement.
   virtual Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) = 0;
@@ -142,5 +151,22 @@ struct SqliteOptions {
 };
 
 Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options);
+
+struct PostgresOptions {
+  std::string url;  // libpq conninfo or URL: "postgresql://user@127.0.0.1:5432/db"
+  // The schema holding the tables (created if absent; the session's search_path); empty: the
+  // server's default search_path. Several chains (or test cases) may share one database in
+  // separate schemas.
+  std::string schema;
+};
+
+// Connects, creates the schema if absent and prepares the write statements. The database must
+// be UTF8.
+Result<std::unique_ptr<Store>> OpenPostgresStore(const PostgresOptions& options);
+
+// The status of an Apply that lost the race for the next block: kUnavailable, message starting
+// "chain head moved". Nothing was written; reload the head and execute again.
+Status HeadConflict(const std::string& detail);
+bool IsHeadConflict(const Status& s);
 
 }  // namespace veil::ledger
