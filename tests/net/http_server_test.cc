@@ -1,0 +1,479 @@
+// HttpServer + JsonRpcDispatcher + clients over real loopback sockets (127.0.0.1 only).
+#include "veil/net/http_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "net/net_test_util.h"
+#include "veil/net/error_map.h"
+#include "veil/net/http_client.h"
+#include "veil/net/json_rpc.h"
+
+namespace veil::net {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+std::string Url(const HttpServer& s) {
+  return (s.tls() ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(s.port());
+}
+
+// A port that was free a moment ago.
+std::uint16_t FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+double MetricValue(const std::string& text, const std::string& series) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
+        line[series.size()] == ' ') {
+      return std::stod(line.substr(series.size() + 1));
+    }
+  }
+  return 0;
+}
+
+void RegisterMethods(JsonRpcDispatcher& d, std::atomic<int>* slow_started = nullptr) {
+  ASSERT_TRUE(d.Register("echo", [](const json& p) -> Result<json> { return p; }).ok());
+  ASSERT_TRUE(d.Register("add", [](const json& p) -> Result<json> {
+                 if (!p.is_array() || p.size() != 2 || !p[0].is_number_integer() ||
+                     !p[1].is_number_integer()) {
+                   return InvalidArgument("add takes two integers");
+                 }
+                 return json(p[0].get<std::int64_t>() + p[1].get<std::int64_t>());
+               }).ok());
+  ASSERT_TRUE(d.Register("slow", [slow_started](const json& p) -> Result<json> {
+                 if (slow_started) slow_started->fetch_add(1);
+                 std::this_thread::sleep_for(milliseconds(p.value("ms", 300)));
+                 return json("done");
+               }).ok());
+}
+
+class RpcServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RegisterMethods(dispatcher_, &slow_started_);
+    HttpServerOptions o;
+    o.max_body_bytes = 64 * 1024;
+    server_ = std::make_unique<HttpServer>(std::move(o), metrics_);
+    dispatcher_.Mount(*server_);
+    ASSERT_TRUE(server_->Start().ok());
+    ASSERT_NE(server_->port(), 0);
+  }
+  void TearDown() override { EXPECT_TRUE(server_->Stop().ok()); }
+
+  HttpClient Raw() {
+    auto c = HttpClient::Create(Opts(Url(*server_)));
+    VEIL_CHECK(c.ok());
+    return std::move(c).value();
+  }
+  json PostRpc(const std::string& body) {
+    HttpClient c = Raw();
+    auto r = c.Post("/rpc", body, "application/json", Idempotency::kNotIdempotent);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->status, 200) << r->body;
+    return json::parse(r->body);
+  }
+
+  std::shared_ptr<MetricsRegistry> metrics_ = std::make_shared<MetricsRegistry>();
+  JsonRpcDispatcher dispatcher_{{.max_batch = 4}, metrics_};
+  std::atomic<int> slow_started_{0};
+  std::unique_ptr<HttpServer> server_;
+};
+
+TEST_F(RpcServerTest, RoundTrip) {
+  auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+  ASSERT_TRUE(client.ok());
+  auto r = client->Call("add", json::array({40, 2}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, 42);
+  auto echo = client->Call("echo", json{{"k", "v"}, {"n", json::array({1, 2})}});
+  ASSERT_TRUE(echo.ok());
+  EXPECT_EQ((*echo)["k"], "v");
+  EXPECT_TRUE(client->Notify("add", json::array({1, 2})).ok());
+}
+
+TEST_F(RpcServerTest, ErrorsSurfaceAsStatus) {
+  auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+  ASSERT_TRUE(client.ok());
+  auto bad = client->Call("add", json::array({1}));
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "json-rpc error -32602: add takes two integers");
+  auto unknown = client->Call("frobnicate");
+  EXPECT_EQ(unknown.status().code(), Code::kNotFound);
+  EXPECT_EQ(unknown.status().message(), "json-rpc error -32601: method not found: \"frobnicate\"");
+}
+
+TEST_F(RpcServerTest, EnvelopeErrorsOverHttp) {
+  auto parse = PostRpc(R"({"jsonrpc":"2.0","method":)");
+  EXPECT_EQ(parse["error"]["code"], kJsonRpcParseError);
+  EXPECT_NE(parse["error"]["message"].get<std::string>().find("at byte 27"), std::string::npos)
+      << parse.dump();
+  EXPECT_TRUE(parse["id"].is_null());
+  EXPECT_EQ(PostRpc(R"({"jsonrpc":"2.0","method":7,"id":1})")["error"]["code"],
+            kJsonRpcInvalidRequest);
+  EXPECT_EQ(PostRpc(R"({"jsonrpc":"2.0","method":"add","id":{}})")["error"]["code"],
+            kJsonRpcInvalidRequest);
+  EXPECT_EQ(PostRpc(R"({"jsonrpc":"1.0","method":"add","id":1})")["error"]["code"],
+            kJsonRpcInvalidRequest);
+  EXPECT_EQ(PostRpc(R"([1,2])").size(), 2u);
+  auto invalid_params = PostRpc(R"({"jsonrpc":"2.0","method":"add","params":["a","b"],"id":3})");
+  EXPECT_EQ(invalid_params["error"]["code"], kJsonRpcInvalidParams);
+  EXPECT_EQ(invalid_params["id"], 3);
+  auto unknown = PostRpc(R"({"jsonrpc":"2.0","method":"nope","id":4})");
+  EXPECT_EQ(unknown["error"]["code"], kJsonRpcMethodNotFound);
+  auto batch = PostRpc(R"([{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1},
+                          {"jsonrpc":"2.0","method":"echo","params":[],"id":2}])");
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0]["result"], 3);
+  std::string five = "[";
+  for (int i = 0; i < 5; ++i) {
+    five += std::string(i ? "," : "") + R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":)" +
+            std::to_string(i) + "}";
+  }
+  five += "]";
+  auto over = PostRpc(five);
+  EXPECT_EQ(over["error"]["code"], kJsonRpcInvalidRequest);
+  EXPECT_NE(over["error"]["message"].get<std::string>().find("exceeds the limit of 4"),
+            std::string::npos);
+}
+
+TEST_F(RpcServerTest, NotificationOnlyGets204) {
+  HttpClient c = Raw();
+  auto r = c.Post("/rpc", R"({"jsonrpc":"2.0","method":"add","params":[1,2]})", "application/json",
+                  Idempotency::kNotIdempotent);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 204);
+  EXPECT_EQ(r->body, "");
+}
+
+TEST_F(RpcServerTest, OversizedBodyGets413) {
+  HttpClient c = Raw();
+  std::string big = R"({"jsonrpc":"2.0","method":"echo","params":[")" +
+                    std::string(200 * 1024, 'a') + R"("],"id":1})";
+  auto r = c.Post("/rpc", big, "application/json", Idempotency::kNotIdempotent);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->status, 413);
+  auto body = json::parse(r->body);
+  EXPECT_EQ(body["error"]["code"], 413);
+  EXPECT_EQ(body["error"]["message"], "request body exceeds the limit of 65536 bytes");
+  // The connection stays usable: the body was read and discarded.
+  auto ok = c.Post("/rpc", R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":1})",
+                   "application/json", Idempotency::kNotIdempotent);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->status, 200);
+  auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+  auto via_rpc = client->Call("echo", json::array({std::string(100 * 1024, 'b')}));
+  EXPECT_EQ(via_rpc.status().code(), Code::kResourceExhausted);
+  EXPECT_NE(via_rpc.status().message().find("HTTP 413"), std::string::npos);
+}
+
+TEST_F(RpcServerTest, HttpLevelErrorsAreJson) {
+  HttpClient c = Raw();
+  auto missing = c.Get("/nope");
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["error"]["code"], 404);
+  auto get_rpc = c.Get("/rpc");
+  ASSERT_TRUE(get_rpc.ok());
+  EXPECT_EQ(get_rpc->status, 404);
+  // Raw bytes through the same parser: methods, chunked bodies, missing lengths.
+  auto status_of = [&](const std::string& raw) {
+    std::string out = server_->ServeRawForTesting(raw);
+    return out.substr(0, out.find("\r\n"));
+  };
+  EXPECT_EQ(status_of("PUT /rpc HTTP/1.1\r\nContent-Length: 0\r\n\r\n"),
+            "HTTP/1.1 405 Method Not Allowed");
+  EXPECT_EQ(status_of("POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+            "HTTP/1.1 411 Length Required");
+  EXPECT_EQ(status_of("POST /rpc HTTP/1.1\r\n\r\n"), "HTTP/1.1 411 Length Required");
+  EXPECT_EQ(
+      status_of("POST /rpc HTTP/1.1\r\nContent-Length: 2\r\nContent-Encoding: gzip\r\n\r\n{}"),
+      "HTTP/1.1 415 Unsupported Media Type");
+  EXPECT_EQ(status_of("GARBAGE\r\n\r\n"), "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(
+      status_of("POST /rpc HTTP/1.1\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n"),
+      "HTTP/1.1 413 Payload Too Large");
+  // Two pipelined requests on one "connection".
+  const std::string call = R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":1})";
+  std::string two = server_->ServeRawForTesting(
+      "GET /health HTTP/1.1\r\n\r\nPOST /rpc HTTP/1.1\r\nContent-Length: " +
+      std::to_string(call.size()) + "\r\n\r\n" + call);
+  EXPECT_NE(two.find("{\"status\":\"ok\"}"), std::string::npos) << two;
+  EXPECT_NE(two.find(R"("result":3)"), std::string::npos) << two;
+}
+
+TEST_F(RpcServerTest, HealthAndMetrics) {
+  HttpClient c = Raw();
+  auto health = c.Get("/health");
+  ASSERT_TRUE(health.ok());
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(json::parse(health->body)["status"], "ok");
+  auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+  ASSERT_TRUE(client->Call("add", json::array({1, 2})).ok());
+
+  auto before = c.Get("/metrics");
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->status, 200);
+  EXPECT_EQ(before->content_type, "text/plain; version=0.0.4; charset=utf-8");
+  std::istringstream lines(before->body);
+  std::string line;
+  int samples = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("# HELP ", 0) == 0 || line.rfind("# TYPE ", 0) == 0) continue;
+    EXPECT_TRUE(IsPrometheusSample(line)) << line;
+    ++samples;
+  }
+  EXPECT_GT(samples, 10);
+  // A request is counted once its response is written, so a scrape may trail the last reply by
+  // a moment; poll briefly.
+  auto scrape_until = [&](const std::string& series, double want) {
+    double v = 0;
+    for (int i = 0; i < 200; ++i) {
+      v = MetricValue(c.Get("/metrics")->body, series);
+      if (v >= want) break;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return v;
+  };
+  const std::string rpc_ok = R"(veil_http_requests_total{code="200",method="POST",route="/rpc"})";
+  const std::string add_calls = R"(veil_rpc_requests_total{method="add"})";
+  EXPECT_EQ(scrape_until(rpc_ok, 1), 1);
+  EXPECT_EQ(MetricValue(before->body, add_calls), 1);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(client->Call("add", json::array({1, 2})).ok());
+  ASSERT_FALSE(client->Call("nope").ok());
+  EXPECT_EQ(scrape_until(rpc_ok, 5), 5);
+  auto after = c.Get("/metrics");
+  EXPECT_EQ(MetricValue(after->body, add_calls), 4);
+  EXPECT_EQ(MetricValue(after->body, R"(veil_rpc_errors_total{code="-32601",method="unknown"})"),
+            1);
+  EXPECT_EQ(MetricValue(after->body,
+                        R"(veil_http_request_duration_seconds_count{method="POST",route="/rpc"})"),
+            5);
+  EXPECT_GE(MetricValue(after->body,
+                        R"(veil_http_requests_total{code="200",method="GET",route="/metrics"})"),
+            2);
+  EXPECT_EQ(MetricValue(after->body, "veil_http_in_flight_requests"), 1);  // this scrape
+}
+
+TEST_F(RpcServerTest, ClientReusesOneConnection) {
+  std::set<int> ports;
+  std::mutex mu;
+  HttpServer s({});
+  s.Handle("GET", "/who", [&](const HttpRequest& req, HttpResponse& res) {
+    std::lock_guard lock(mu);
+    ports.insert(req.remote_port);
+    res.body = "{}";
+  });
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s)));
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(c->Get("/who")->status, 200);
+  EXPECT_EQ(ports.size(), 1u);
+  // An idle keep-alive connection does not hold up Stop.
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(s.Stop().ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(1000));
+}
+
+TEST_F(RpcServerTest, GracefulStopLetsInFlightRequestFinish) {
+  auto slow = std::async(std::launch::async, [&] {
+    auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+    return client->Call("slow", json{{"ms", 400}});
+  });
+  while (slow_started_.load() == 0) std::this_thread::sleep_for(milliseconds(2));
+  const std::string url = Url(*server_);
+  auto stopping = std::async(std::launch::async, [&] { return server_->Stop(milliseconds(5000)); });
+  std::this_thread::sleep_for(milliseconds(50));
+  // The listening socket is closed: a new connection is refused at once.
+  auto late =
+      JsonRpcClient::Create(Opts(url, [](HttpClientOptions& o) { o.retry.max_attempts = 1; }));
+  auto refused = late->Call("add", json::array({1, 2}));
+  EXPECT_EQ(refused.status().code(), Code::kUnavailable) << refused.status().ToString();
+  auto r = slow.get();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, "done");
+  EXPECT_TRUE(stopping.get().ok());
+}
+
+TEST(HttpServerStop, GraceBoundsAHungRequest) {
+  JsonRpcDispatcher d;
+  RegisterMethods(d);
+  HttpServer s({});
+  d.Mount(s);
+  ASSERT_TRUE(s.Start().ok());
+  auto slow = std::async(std::launch::async, [&] {
+    auto client =
+        JsonRpcClient::Create(Opts(Url(s), [](HttpClientOptions& o) { o.retry.max_attempts = 1; }));
+    return client->Call("slow", json{{"ms", 1500}});
+  });
+  std::this_thread::sleep_for(milliseconds(100));
+  Status st = s.Stop(milliseconds(200));
+  EXPECT_EQ(st.code(), Code::kUnavailable);
+  // The handler ran to completion, but its connection had been cut.
+  EXPECT_EQ(slow.get().status().code(), Code::kUnavailable);
+}
+
+TEST(HttpClientRetry, IdempotentCallWaitsForAServerThatIsNotUpYet) {
+  const std::uint16_t port = FreePort();
+  JsonRpcDispatcher d;
+  RegisterMethods(d);
+  HttpServerOptions o;
+  o.port = port;
+  HttpServer s(std::move(o));
+  d.Mount(s);
+  auto starter = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(milliseconds(150));
+    return s.Start();
+  });
+  auto client = JsonRpcClient::Create(
+      Opts("http://127.0.0.1:" + std::to_string(port), [](HttpClientOptions& c) {
+        c.retry.max_attempts = 8;
+        c.retry.initial_backoff = milliseconds(40);
+        c.retry.max_backoff = milliseconds(200);
+      }));
+  auto r = client->Call("add", json::array({2, 2}), Idempotency::kIdempotent);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*r, 4);
+  EXPECT_GT(HttpClient::LastAttempts(), 1);
+  ASSERT_TRUE(starter.get().ok());
+}
+
+TEST(HttpClientRetry, RefusedConnectionsEndAfterMaxAttempts) {
+  const std::uint16_t port = FreePort();
+  auto client = JsonRpcClient::Create(
+      Opts("http://127.0.0.1:" + std::to_string(port), [](HttpClientOptions& o) {
+        o.retry.max_attempts = 3;
+        o.retry.initial_backoff = milliseconds(5);
+      }));
+  auto r = client->Call("add", json::array({2, 2}), Idempotency::kIdempotent);
+  EXPECT_EQ(r.status().code(), Code::kUnavailable);
+  EXPECT_EQ(HttpClient::LastAttempts(), 3);
+}
+
+TEST(HttpClientRetry, On503OnlyIdempotentCallsAreRetried) {
+  std::atomic<int> calls{0};
+  HttpServer s({});
+  s.Handle("POST", "/flaky", [&](const HttpRequest&, HttpResponse& res) {
+    int n = ++calls;
+    res.status = n % 3 == 0 ? 200 : 503;
+    res.body = "{\"n\":" + std::to_string(n) + "}";
+  });
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s), [](HttpClientOptions& o) {
+    o.retry.max_attempts = 4;
+    o.retry.initial_backoff = milliseconds(5);
+  }));
+  auto idem = c->Post("/flaky", "{}", "application/json", Idempotency::kIdempotent);
+  ASSERT_TRUE(idem.ok());
+  EXPECT_EQ(idem->status, 200);
+  EXPECT_EQ(calls.load(), 3);
+  EXPECT_EQ(HttpClient::LastAttempts(), 3);
+  calls = 0;
+  auto once = c->Post("/flaky", "{}", "application/json", Idempotency::kNotIdempotent);
+  ASSERT_TRUE(once.ok());
+  EXPECT_EQ(once->status, 503);
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_EQ(HttpClient::LastAttempts(), 1);
+}
+
+TEST(HttpClientRetry, NonIdempotentCallIsNotRepeatedAfterTheServerSawIt) {
+  // The server is slower than the client's read timeout: the request arrived, the reply did not.
+  std::atomic<int> calls{0};
+  HttpServer s({});
+  s.Handle("POST", "/hang", [&](const HttpRequest&, HttpResponse& res) {
+    ++calls;
+    std::this_thread::sleep_for(milliseconds(300));
+    res.body = "{}";
+  });
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s), [](HttpClientOptions& o) {
+    o.read_timeout = milliseconds(100);
+    o.retry.max_attempts = 4;
+    o.retry.initial_backoff = milliseconds(5);
+  }));
+  auto r = c->Post("/hang", "{}", "application/json", Idempotency::kNotIdempotent);
+  EXPECT_EQ(r.status().code(), Code::kUnavailable) << r.status().ToString();
+  EXPECT_EQ(HttpClient::LastAttempts(), 1);
+  EXPECT_EQ(calls.load(), 1);
+}
+
+TEST(HttpServerHandlers, ExceptionBecomesOpaque500) {
+  HttpServer s({});
+  s.Handle("POST", "/throws",
+           [](const HttpRequest&, HttpResponse&) { throw std::runtime_error("secret detail"); });
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s)));
+  auto r = c->Post("/throws", "{}", "application/json", Idempotency::kIdempotent);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 500);
+  EXPECT_EQ(r->body, R"({"error":{"code":500,"message":"internal error"}})");
+}
+
+TEST(HttpServerConcurrency, EightClientsTwoHundredCallsEach) {
+  JsonRpcDispatcher d;
+  RegisterMethods(d);
+  HttpServer s({});
+  d.Mount(s);
+  ASSERT_TRUE(s.Start().ok());
+  std::atomic<int> errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      auto client = JsonRpcClient::Create(Opts(Url(s)));
+      for (int i = 0; i < 200; ++i) {
+        auto r = client->Call("add", json::array({t, i}));
+        if (!r.ok() || *r != t + i) ++errors;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(MetricValue(s.metrics().RenderPrometheus(),
+                        R"(veil_http_requests_total{code="200",method="POST",route="/rpc"})"),
+            1600);
+}
+
+TEST(HttpServerStart, BusyPortIsUnavailable) {
+  HttpServer a({});
+  ASSERT_TRUE(a.Start().ok());
+  HttpServerOptions o;
+  o.port = a.port();
+  HttpServer b(std::move(o));
+  EXPECT_EQ(b.Start().code(), Code::kUnavailable);
+  EXPECT_EQ(a.Start().code(), Code::kFailedPrecondition);
+}
+
+TEST(HttpServerHealth, FailingCheckIs503) {
+  HttpServer s({});
+  s.SetHealthCheck([] { return Unavailable("database unreachable"); });
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s)));
+  auto r = c->Get("/health");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->status, 503);
+  EXPECT_EQ(json::parse(r->body)["message"], "unavailable: database unreachable");
+}
+
+}  // namespace
+}  // namespace veil::net
