@@ -63,12 +63,66 @@ int HexNibble(char c) {
 
 }  // namespace
 
+// The node's write-through cache: the accounts and entities that this node's own blocks wrote,
+// exactly as stored, while no other node has written since (state_.head is the head they
+// describe). A transaction whose sender and entities are all here needs no read before its block
+// write, so on PostgreSQL it costs one round trip, the write. It stays exact because:
+// RefreshLocked clears it whenever the stored head is not the one this node last wrote or read
+// (another node wrote); a block executed over a stale view cannot land, since the block write's
+// head guard refuses it, and the engine then refreshes (clearing the cache) and executes again;
+// the sweeper clears the entities it may have removed. Bounded: past kMaxAccounts accounts or
+// kMaxEntityBytes of entities it is cleared, and the next transactions read from the store.
+struct Ledger::WriteCache {
+  static constexpr std::size_t kMaxAccounts = 1 << 16;
+  static constexpr std::size_t kMaxEntityBytes = std::size_t{64} << 20;
+
+  std::map<Address, Account> accounts;
+  std::map<EntityKey, std::optional<Entity>> entities;  // nullopt: deleted by this node
+  std::size_t entity_bytes = 0;
+
+  void Clear() {
+    accounts.clear();
+    entities.clear();
+    entity_bytes = 0;
+  }
+  void ClearEntities() {
+    entities.clear();
+    entity_bytes = 0;
+  }
+
+  static std::size_t Footprint(const Entity& e) {
+    std::size_t n = sizeof(Entity) + e.payload.size() + e.content_type.size();
+    for (const auto& a : e.attributes) {
+      n += sizeof(Attribute) + a.name.size();
+      if (const auto* str = std::get_if<std::string>(&a.value)) n += str->size();
+    }
+    return n;
+  }
+
+  // After a block this node wrote.
+  void Absorb(const BlockWrite& w) {
+    for (const Account& a : w.accounts) accounts[a.address] = a;
+    for (const EntityWrite& ew : w.entities) {
+      auto& slot = entities[ew.entity.key];
+      if (slot) entity_bytes -= Footprint(*slot);
+      if (ew.kind == EntityWrite::Kind::kDelete) {
+        slot.reset();
+      } else {
+        slot = ew.entity;
+        entity_bytes += Footprint(*slot);
+      }
+    }
+    if (accounts.size() > kMaxAccounts) accounts.clear();
+    if (entity_bytes > kMaxEntityBytes) ClearEntities();
+  }
+};
+
 // Executes transactions of one block over an in-memory overlay of the store; Finish() turns the
 // overlay into one BlockWrite. A failed transaction leaves the overlay untouched.
 class Ledger::BlockBuilder {
  public:
-  BlockBuilder(Store* store, const LedgerOptions& o, const ChainState& st)
-      : store_(store), o_(o), state_(st), number_(st.head.number + 1) {}
+  BlockBuilder(Store* store, const LedgerOptions& o, const ChainState& st, const WriteCache& cache)
+      : store_(store), o_(o), state_(st), cache_(cache), number_(st.head.number + 1) {}
 
   std::uint64_t gas_used() const { return gas_used_; }
   std::uint64_t number() const { return number_; }
@@ -145,7 +199,8 @@ class Ledger::BlockBuilder {
   };
 
   Status Load(const SignedTransaction& stx, const Address& sender) {
-    // The validation reads: the entities the operations name, then the sender's account.
+    // The validation reads: the entities the operations name, then the sender's account; each
+    // from the node's cache when it has it, else from the store (one statement for all keys).
     std::vector<EntityKey> keys;
     for (const auto& op : stx.tx.ops) {
       EntityKey k{};
@@ -154,10 +209,17 @@ class Ledger::BlockBuilder {
             if constexpr (!std::is_same_v<std::decay_t<decltype(o)>, CreateOp>) k = o.key;
           },
           op);
-      if (KindOf(op) != OpKind::kCreate && !entities_.count(k) &&
-          std::find(keys.begin(), keys.end(), k) == keys.end()) {
-        keys.push_back(k);
+      if (KindOf(op) == OpKind::kCreate || entities_.count(k) ||
+          std::find(keys.begin(), keys.end(), k) != keys.end()) {
+        continue;
       }
+      if (auto it = cache_.entities.find(k); it != cache_.entities.end()) {
+        Slot& slot = entities_[k];  // absent if this node deleted it
+        slot.original = it->second;
+        slot.current = it->second;
+        continue;
+      }
+      keys.push_back(k);
     }
     if (!keys.empty()) {
       VEIL_ASSIGN_OR_RETURN(auto found, store_->GetEntities(keys));
@@ -169,8 +231,12 @@ class Ledger::BlockBuilder {
       }
     }
     if (!accounts_.count(sender)) {
-      VEIL_ASSIGN_OR_RETURN(auto a, store_->GetAccount(sender));
-      accounts_[sender] = a;
+      if (auto it = cache_.accounts.find(sender); it != cache_.accounts.end()) {
+        accounts_[sender] = it->second;
+      } else {
+        VEIL_ASSIGN_OR_RETURN(auto a, store_->GetAccount(sender));
+        accounts_[sender] = a;
+      }
     }
     return Status::Ok();
   }
@@ -335,6 +401,7 @@ class Ledger::BlockBuilder {
   Store* store_;
   const LedgerOptions& o_;
   ChainState state_;
+  const WriteCache& cache_;
   std::uint64_t number_;
   std::uint64_t gas_used_ = 0;
   std::map<EntityKey, Slot> entities_;
@@ -345,7 +412,9 @@ class Ledger::BlockBuilder {
 };
 
 Ledger::Ledger(std::unique_ptr<Store> store, LedgerOptions options)
-    : store_(std::move(store)), options_(std::move(options)) {}
+    : store_(std::move(store)),
+      options_(std::move(options)),
+      cache_(std::make_unique<WriteCache>()) {}
 
 Ledger::~Ledger() = default;
 
@@ -383,6 +452,7 @@ Status Ledger::RefreshLocked(bool* moved) {
   if (st->head.chain_id != options_.chain_id) {
     return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
   }
+  if (st->head != state_.head) cache_->Clear();  // another node wrote: the cache may be stale
   if (moved != nullptr) *moved = st->head != state_.head;
   state_ = *st;
   return Status::Ok();
@@ -444,7 +514,7 @@ Result<SealResult> Ledger::SealBlock() {
 
 Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_failure) {
   for (int attempt = 0;; ++attempt) {
-    BlockBuilder b(store_.get(), options_, state_);
+    BlockBuilder b(store_.get(), options_, state_, *cache_);
     SealResult out;
     std::vector<Pending> taken;
     auto give_back = [&] {
@@ -476,6 +546,7 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_f
     BlockWrite w = b.Finish(NowMs());
     Status s = store_->Apply(w);
     if (s.ok()) {
+      cache_->Absorb(w);
       state_ = w.state_after;
       out.header = w.header;
       out.still_queued = queue.size();
@@ -618,6 +689,7 @@ Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
   const std::uint64_t head = state_.head.number;
   if (head < lag) return std::uint64_t{0};
   VEIL_ASSIGN_OR_RETURN(auto n, store_->Sweep(head - lag, max_rows));
+  if (n > 0) cache_->ClearEntities();  // some of them may have been swept
   state_.stored_entities -= n;
   return n;
 }

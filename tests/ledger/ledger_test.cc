@@ -984,6 +984,132 @@ TEST_P(PostgresLedgerTest, TwoNodesShareOneChain) {
 }
 
 // A node whose head is stale gets HeadConflict from the store and writes nothing.
+// Counts the validation reads and block writes that reach a store, forwarding everything.
+class CountingStore : public Store {
+ public:
+  explicit CountingStore(std::unique_ptr<Store> inner) : inner_(std::move(inner)) {}
+  int reads = 0;   // GetAccount and GetEntities calls
+  int writes = 0;  // Apply calls
+
+  Result<std::optional<ChainState>> LoadState() override { return inner_->LoadState(); }
+  Status Apply(const BlockWrite& w) override {
+    ++writes;
+    return inner_->Apply(w);
+  }
+  bool MayHaveOtherWriters() const override { return inner_->MayHaveOtherWriters(); }
+  Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
+    ++reads;
+    return inner_->GetEntities(keys);
+  }
+  Result<Account> GetAccount(const Address& a) override {
+    ++reads;
+    return inner_->GetAccount(a);
+  }
+  Result<StorePage> Query(const QueryRequest& r) override { return inner_->Query(r); }
+  Result<StoreCount> Count(const query::Expr& f, std::uint64_t at, std::uint64_t cap) override {
+    return inner_->Count(f, at, cap);
+  }
+  Result<std::uint64_t> LiveCount(std::uint64_t at) override { return inner_->LiveCount(at); }
+  Result<std::string> Explain(const QueryRequest& r) override { return inner_->Explain(r); }
+  Result<std::uint64_t> Sweep(std::uint64_t up_to, std::size_t max_rows) override {
+    return inner_->Sweep(up_to, max_rows);
+  }
+  Result<std::optional<BlockHeader>> GetBlock(std::uint64_t n) override {
+    return inner_->GetBlock(n);
+  }
+  Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t n) override {
+    return inner_->GetBlockTxs(n);
+  }
+  Result<std::vector<Change>> GetBlockChanges(std::uint64_t n) override {
+    return inner_->GetBlockChanges(n);
+  }
+  Result<std::optional<Change>> GetChange(std::uint64_t seq) override {
+    return inner_->GetChange(seq);
+  }
+  Result<std::vector<Entity>> ScanEntities(std::int64_t after, std::size_t max_rows) override {
+    return inner_->ScanEntities(after, max_rows);
+  }
+
+ private:
+  std::unique_ptr<Store> inner_;
+};
+
+// The node's write-through cache: once a sender's account and an entity have been written by
+// this node, the next transactions on them reach the store with the block write alone (on
+// PostgreSQL: one round trip a transaction), and what they do is the same as with reads.
+TEST_P(LedgerTest, TransactionsOnCachedStateNeedNoReads) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto counting = std::make_unique<CountingStore>(std::move(store).value());
+  CountingStore* c = counting.get();
+  LedgerOptions o;
+  o.chain_id = 42;
+  o.limits = limits_;
+  o.clock_ms = [this] { return ++clock_; };
+  auto l = Ledger::Open(std::move(counting), o);
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  ledger_ = std::move(l).value();
+  Wallet w;
+  const EntityKey k = MustCreate(w, Create(1000, {Attribute::Num("v", 1)}));
+  EXPECT_EQ(c->reads, 1);  // the new sender's account
+  const int reads = c->reads, writes = c->writes;
+  MustCreate(w, Create(1000, {Attribute::Num("v", 2)}));
+  UpdateOp u;
+  u.key = k;
+  u.set = {Attribute::Num("v", 3)};
+  ASSERT_TRUE(Submit(w, {u}).status.ok());
+  ExtendOp e;
+  e.key = k;
+  e.expires_block = 2000;
+  ASSERT_TRUE(Submit(w, {e}).status.ok());
+  EXPECT_EQ(c->reads, reads);        // no validation read
+  EXPECT_EQ(c->writes, writes + 3);  // one block write each
+  // A replay and an update of a deleted entity are still refused from the cache.
+  const TxReceipt replay = *ledger_->Submit(Sign(w, {Create(1000)}, 0));
+  EXPECT_EQ(replay.status.code(), Code::kFailedPrecondition) << replay.status.ToString();
+  ASSERT_TRUE(Submit(w, {DeleteOp{k}}).status.ok());
+  const TxReceipt gone = Submit(w, {u});
+  EXPECT_EQ(gone.status.code(), Code::kNotFound) << gone.status.ToString();
+  EXPECT_EQ(c->reads, reads);
+  EXPECT_EQ(Get(k), std::nullopt);
+  EXPECT_EQ(CountOf("v = 2"), 1u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// Another node changes state that this node holds in its cache: this node's next transactions
+// on it must see the change (the head guard refuses the block executed over the stale view,
+// and the engine executes it again after a refresh).
+TEST_P(PostgresLedgerTest, AnotherNodesWritesInvalidateTheCache) {
+  Open();
+  auto other_l = OpenLedger();
+  ASSERT_TRUE(other_l.ok()) << other_l.status().ToString();
+  Ledger& other = **other_l;
+  Wallet w;
+  const EntityKey k = MustCreate(w, Create(1000, {Attribute::Num("v", 1)}));  // cached here
+  // The other node takes the next nonce and transfers the entity away.
+  Wallet to;
+  TransferOp t;
+  t.key = k;
+  t.new_owner = to.address();
+  auto r = other.Submit(Sign(w, {t}, w.nonce));
+  ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
+  ++w.nonce;
+  // Here: the old owner's update must fail (not the owner any more), a replay of the other
+  // node's nonce must fail, and the next nonce must succeed.
+  UpdateOp u;
+  u.key = k;
+  u.set = {Attribute::Num("v", 9)};
+  const TxReceipt denied = Submit(w, {u});
+  EXPECT_EQ(denied.status.code(), Code::kPermissionDenied) << denied.status.ToString();
+  const TxReceipt replay = *ledger_->Submit(Sign(w, {Create(1000)}, w.nonce - 1));
+  EXPECT_EQ(replay.status.code(), Code::kFailedPrecondition) << replay.status.ToString();
+  EXPECT_TRUE(Submit(w, {Create(1000)}).status.ok());
+  EXPECT_EQ(Get(k)->owner, to.address());
+  ASSERT_TRUE(other.Stats().ok());  // reads refresh the head
+  EXPECT_EQ(ledger_->Head(), other.Head());
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
   Open();
   auto stale = OpenStore();

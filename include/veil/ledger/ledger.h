@@ -70,6 +70,7 @@ struct TxReceipt {
   Status status;         // ok, or why the transaction failed (it then changed nothing)
   std::optional<std::size_t> failed_op;  // the failing operation's index; none: the tx itself
   std::uint64_t block = 0;               // the block it landed in (0: none)
+  std::optional<std::uint32_t> index;    // its position in that block (set by GetReceipt)
   std::vector<EntityKey> created;        // keys of the entities it created, in op order
   TxCost cost;
 };
@@ -106,6 +107,13 @@ struct CountResult {
   bool capped = false;  // true: there are at least `count` (= Limits::query.count_cap)
   std::uint64_t block = 0;
   QueryCost cost;
+};
+
+// A block as the node serves it: the header and its transactions' hashes in block order
+// (ledger_reads.cc).
+struct BlockInfo {
+  BlockHeader header;
+  std::vector<Hash32> tx_hashes;
 };
 
 struct LedgerStats {
@@ -151,6 +159,12 @@ class Ledger {
   Result<Account> GetAccount(const Address& address);
   EntityKey PredictKey(const Address& creator, std::uint64_t create_nonce) const;
   Result<LedgerStats> Stats();
+  // Reads for the node (ledger_reads.cc). GetBlock: nullopt past the head. GetReceipt: the
+  // receipt of a landed transaction, rebuilt from the stored block (status ok, block, created
+  // keys, cost); nullopt for a hash that never landed: failed transactions change nothing and
+  // are not stored, and pending ones (timed mode) are not yet in a block.
+  Result<std::optional<BlockInfo>> GetBlock(std::uint64_t number);
+  Result<std::optional<TxReceipt>> GetReceipt(const Hash32& tx_hash);
   const Limits& limits() const { return options_.limits; }
   std::uint64_t chain_id() const { return options_.chain_id; }
 
@@ -174,6 +188,10 @@ class Ledger {
   LedgerOptions options_;
   ChainState state_;
   std::deque<Pending> queue_;
+  // The accounts and entities this node's own blocks wrote, as of state_.head: the validation
+  // reads of the next transactions come from here when they can (ledger.cc).
+  struct WriteCache;
+  std::unique_ptr<WriteCache> cache_;
 };
 
 }  // namespace veil::ledger
