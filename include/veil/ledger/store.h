@@ -143,6 +143,9 @@ class Store {
   virtual Result<std::optional<Change>> GetChange(std::uint64_t seq) = 0;
   // Entities with id > after_id, ascending, at most max_rows (any expiry).
   virtual Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) = 0;
+  // The stored transaction with this hash in blocks 1..head, or nullopt. The default scans the
+  // blocks from the head down (store_reads.cc); a backend with an index on txs.hash overrides it.
+  virtual Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head);
 };
 
 struct SqliteOptions {

@@ -1,0 +1,334 @@
+// The veil-ledger node (node.h).
+#include "node.h"
+
+#include <charconv>
+#include <utility>
+#include <vector>
+
+#include "veil/ledger/json.h"
+#include "veil/net/log.h"
+#include "veil/net/metrics.h"
+
+namespace veil::ledger_node {
+namespace {
+
+using Json = nlohmann::json;
+namespace lj = ledger::json;
+
+// Positional params (Arkiv's style): null or an array of min..max elements.
+Status CheckParams(const Json& params, std::size_t min, std::size_t max) {
+  if (params.is_null()) {
+    if (min == 0) return Status::Ok();
+    return InvalidArgument("expected " + std::to_string(min) + " positional params");
+  }
+  if (!params.is_array()) return InvalidArgument("params must be an array");
+  if (params.size() < min || params.size() > max) {
+    return InvalidArgument("expected " + std::to_string(min) +
+                           (max == min ? "" : ".." + std::to_string(max)) +
+                           " positional params, got " + std::to_string(params.size()));
+  }
+  return Status::Ok();
+}
+
+const Json* Param(const Json& params, std::size_t i) {
+  if (!params.is_array() || i >= params.size()) return nullptr;
+  return &params[i];
+}
+
+Result<std::string> QueryText(const Json& params) {
+  const Json* q = Param(params, 0);
+  if (q == nullptr || !q->is_string()) return InvalidArgument("params[0]: expected a query string");
+  return q->get<std::string>();
+}
+
+Result<ledger::QueryOptions> Options(const Json& params, std::size_t i) {
+  const Json* o = Param(params, i);
+  if (o == nullptr) return ledger::QueryOptions{};
+  return lj::QueryOptionsFromJson(*o);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ledger::Store>> OpenStore(std::string_view spec) {
+  if (spec.rfind("sqlite:", 0) == 0) {
+    ledger::SqliteOptions o;
+    o.path = std::string(spec.substr(7));
+    if (o.path.empty()) return InvalidArgument("store: sqlite:PATH needs a path");
+    return ledger::OpenSqliteStore(o);
+  }
+  if (spec.rfind("postgres://", 0) == 0 || spec.rfind("postgresql://", 0) == 0) {
+    ledger::PostgresOptions o;
+    o.url = std::string(spec);
+    return ledger::OpenPostgresStore(o);
+  }
+  return InvalidArgument("store: expected sqlite:PATH, postgres://... or postgresql://...");
+}
+
+Result<std::chrono::milliseconds> ParseDuration(std::string_view text, bool allow_instant) {
+  if (allow_instant && text == "instant") return std::chrono::milliseconds(0);
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (ec != std::errc() || n == 0 || n > 86'400'000) {
+    return InvalidArgument("duration: expected a positive number and a unit (ms, s, m)");
+  }
+  if (unit == "ms") return std::chrono::milliseconds(n);
+  if (unit == "s") return std::chrono::milliseconds(n * 1000);
+  if (unit == "m") return std::chrono::milliseconds(n * 60'000);
+  return InvalidArgument("duration: unit must be ms, s or m");
+}
+
+void FailedReceiptLog::Add(const ledger::TxReceipt& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!by_hash_.emplace(r.tx_hash, r).second) return;
+  order_.push_back(r.tx_hash);
+  while (order_.size() > capacity_) {
+    by_hash_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+std::optional<ledger::TxReceipt> FailedReceiptLog::Find(const ledger::Hash32& tx_hash) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_hash_.find(tx_hash);
+  if (it == by_hash_.end()) return std::nullopt;
+  return it->second;
+}
+
+Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::LedgerApi> api,
+                             std::shared_ptr<net::MetricsRegistry> metrics,
+                             std::shared_ptr<const FailedReceiptLog> failures) {
+  using net::JsonRpcDispatcher;
+  std::vector<std::pair<const char*, JsonRpcDispatcher::Handler>> methods;
+  net::Gauge* head_gauge = nullptr;
+  net::Counter* landed = nullptr;
+  net::Counter* failed = nullptr;
+  net::Counter* pending = nullptr;
+  if (metrics) {
+    head_gauge = &metrics->GetGauge("veil_ledger_head_block", "the chain head's block number");
+    const char* help = "transactions accepted by arkiv_sendTransaction, by outcome";
+    landed = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "landed"}});
+    failed = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "failed"}});
+    pending = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "pending"}});
+  }
+
+  methods.emplace_back("arkiv_sendTransaction", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
+    VEIL_ASSIGN_OR_RETURN(Bytes tx, lj::BytesFromHex(p[0], "params[0]", kMaxTxBytes));
+    VEIL_ASSIGN_OR_RETURN(auto r, api->Submit(tx));
+    if (landed != nullptr) {
+      (r.pending ? pending : r.status.ok() ? landed : failed)->Inc();
+      if (r.status.ok() && !r.pending) head_gauge->Set(static_cast<double>(r.block));
+    }
+    return lj::ToJson(r);
+  });
+  methods.emplace_back("arkiv_getEntity", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 2));
+    VEIL_ASSIGN_OR_RETURN(auto key, lj::KeyFromJson(p[0], "params[0]"));
+    ledger::Projection proj;
+    if (const Json* o = Param(p, 1)) {
+      // Only "select" applies to a single entity.
+      if (!o->is_object() || o->size() != 1 || !o->contains("select")) {
+        return InvalidArgument("params[1]: expected {\"select\": [...]}");
+      }
+      VEIL_ASSIGN_OR_RETURN(proj, lj::ProjectionFromJson(o->at("select")));
+    }
+    VEIL_ASSIGN_OR_RETURN(auto e, api->Get(key, proj));
+    if (!e) return Json(nullptr);
+    return lj::ToJson(*e, proj);
+  });
+  methods.emplace_back("arkiv_query", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 2));
+    VEIL_ASSIGN_OR_RETURN(auto text, QueryText(p));
+    VEIL_ASSIGN_OR_RETURN(auto options, Options(p, 1));
+    VEIL_ASSIGN_OR_RETURN(auto page, api->Query(text, options));
+    return lj::ToJson(page, options.projection);
+  });
+  methods.emplace_back("arkiv_getEntityCount", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 1));
+    std::string text = "*";
+    if (const Json* o = Param(p, 0)) {
+      // Unlike Arkiv, an unknown member is an error rather than a silent chain-wide count.
+      if (!o->is_object() || o->size() != 1 || !o->contains("query") ||
+          !o->at("query").is_string()) {
+        return InvalidArgument("params[0]: expected {\"query\": \"...\"}");
+      }
+      text = o->at("query").get<std::string>();
+    }
+    VEIL_ASSIGN_OR_RETURN(auto c, api->Count(text));
+    return lj::ToJson(c);
+  });
+  methods.emplace_back("arkiv_explain", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 2));
+    VEIL_ASSIGN_OR_RETURN(auto text, QueryText(p));
+    VEIL_ASSIGN_OR_RETURN(auto options, Options(p, 1));
+    VEIL_ASSIGN_OR_RETURN(auto plan, api->Explain(text, options));
+    return Json(plan);
+  });
+  methods.emplace_back("arkiv_getHead", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
+    VEIL_ASSIGN_OR_RETURN(auto h, api->Head());
+    if (head_gauge != nullptr) head_gauge->Set(static_cast<double>(h.number));
+    return lj::ToJson(h);
+  });
+  methods.emplace_back("arkiv_blockNumber", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
+    VEIL_ASSIGN_OR_RETURN(auto h, api->Head());
+    return Json(h.number);
+  });
+  methods.emplace_back("arkiv_chainId", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
+    VEIL_ASSIGN_OR_RETURN(auto id, api->ChainId());
+    return Json(id);
+  });
+  methods.emplace_back("arkiv_getBlock", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
+    if (!p[0].is_number_integer() || (!p[0].is_number_unsigned() && p[0].get<std::int64_t>() < 0)) {
+      return InvalidArgument("params[0]: expected a block number");
+    }
+    VEIL_ASSIGN_OR_RETURN(auto b, api->GetBlock(p[0].get<std::uint64_t>()));
+    if (!b) return Json(nullptr);
+    return lj::ToJson(*b);
+  });
+  methods.emplace_back("arkiv_getReceipt", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
+    VEIL_ASSIGN_OR_RETURN(auto hash, lj::HashFromJson(p[0], "params[0]"));
+    VEIL_ASSIGN_OR_RETURN(auto r, api->GetReceipt(hash));
+    if (!r && failures) r = failures->Find(hash);
+    if (!r) return Json(nullptr);
+    return lj::ToJson(*r);
+  });
+  methods.emplace_back("arkiv_getAccount", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
+    VEIL_ASSIGN_OR_RETURN(auto a, lj::AddressFromJson(p[0], "params[0]"));
+    VEIL_ASSIGN_OR_RETURN(auto acct, api->GetAccount(a));
+    return lj::ToJson(acct);
+  });
+  methods.emplace_back("arkiv_verifyChain", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
+    VEIL_RETURN_IF_ERROR(api->VerifyChain());
+    VEIL_ASSIGN_OR_RETURN(auto h, api->Head());
+    return Json{{"ok", true}, {"head", h.number}};
+  });
+  for (auto& [name, handler] : methods) VEIL_RETURN_IF_ERROR(d.Register(name, std::move(handler)));
+  return Status::Ok();
+}
+
+ledger::RpcTransport MakeRpcTransport(std::shared_ptr<net::JsonRpcClient> client) {
+  return [client](std::string_view method, const Json& params, bool idempotent) -> Result<Json> {
+    return client->Call(
+        method, params,
+        idempotent ? net::Idempotency::kIdempotent : net::Idempotency::kNotIdempotent);
+  };
+}
+
+Result<std::unique_ptr<ledger::RemoteLedger>> ConnectRemote(const std::string& base_url) {
+  net::HttpClientOptions o;
+  o.base_url = base_url;
+  VEIL_ASSIGN_OR_RETURN(auto client, net::JsonRpcClient::Create(o));
+  auto shared = std::make_shared<net::JsonRpcClient>(std::move(client));
+  return std::make_unique<ledger::RemoteLedger>(MakeRpcTransport(std::move(shared)));
+}
+
+Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
+  std::unique_ptr<Node> n(new Node());
+  n->options_ = std::move(options);
+  VEIL_ASSIGN_OR_RETURN(auto store, OpenStore(n->options_.store));
+  ledger::LedgerOptions lo;
+  lo.chain_id = n->options_.chain_id;
+  lo.mode =
+      n->options_.block_time.count() > 0 ? ledger::BlockMode::kTimed : ledger::BlockMode::kInstant;
+  VEIL_ASSIGN_OR_RETURN(auto ledger, ledger::Ledger::Open(std::move(store), lo));
+  n->ledger_ = std::move(ledger);
+  n->api_ = std::make_shared<ledger::LocalLedger>(n->ledger_);
+
+  net::HttpServerOptions so;
+  so.host = n->options_.host;
+  so.port = n->options_.port;
+  so.max_body_bytes = n->options_.max_body_bytes;
+  so.worker_threads = n->options_.worker_threads;
+  n->server_ = std::make_unique<net::HttpServer>(std::move(so));
+  n->dispatcher_ = std::make_unique<net::JsonRpcDispatcher>(net::JsonRpcDispatcherOptions{},
+                                                            n->server_->shared_metrics());
+  VEIL_RETURN_IF_ERROR(
+      RegisterLedgerMethods(*n->dispatcher_, n->api_, n->server_->shared_metrics(), n->failures_));
+  n->dispatcher_->Mount(*n->server_, "/rpc");
+  std::weak_ptr<ledger::LedgerApi> weak = n->api_;
+  n->server_->SetHealthCheck([weak]() -> Status {
+    auto api = weak.lock();
+    if (!api) return Unavailable("stopping");
+    return api->Head().status();
+  });
+  VEIL_RETURN_IF_ERROR(n->server_->Start());
+  if (lo.mode == ledger::BlockMode::kTimed)
+    n->timer_ = std::thread([p = n.get()] { p->TimerLoop(); });
+  if (n->options_.sweep_interval.count() > 0) {
+    n->sweeper_ = std::thread([p = n.get()] { p->SweepLoop(); });
+  }
+  return n;
+}
+
+void Node::TimerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!cv_.wait_for(lock, options_.block_time, [&] { return stopping_; })) {
+    lock.unlock();
+    auto r = ledger_->SealBlock();
+    if (!r.ok()) {
+      net::log::Warn("seal failed", {{"error", r.status().ToString()}});
+    } else {
+      for (const auto& receipt : r->receipts) {
+        if (!receipt.status.ok()) failures_->Add(receipt);
+      }
+      net::log::Debug("sealed", {{"block", r->header.number}, {"txs", r->receipts.size()}});
+    }
+    lock.lock();
+  }
+}
+
+void Node::SweepLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!cv_.wait_for(lock, options_.sweep_interval, [&] { return stopping_; })) {
+    lock.unlock();
+    auto r = ledger_->Sweep(options_.sweep_max_rows);
+    if (!r.ok()) {
+      net::log::Warn("sweep failed", {{"error", r.status().ToString()}});
+    } else if (*r > 0) {
+      net::log::Info("swept", {{"entities", *r}});
+    }
+    lock.lock();
+  }
+}
+
+Status Node::Stop() {
+  if (stopped_) return Status::Ok();
+  stopped_ = true;
+  Status s = server_->Stop();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (timer_.joinable()) timer_.join();
+  if (sweeper_.joinable()) sweeper_.join();
+  if (options_.block_time.count() > 0) {
+    // Seal what was accepted before the stop, so no acknowledged pending transaction is lost.
+    for (int i = 0; i < 1000; ++i) {
+      auto r = ledger_->SealBlock();
+      if (!r.ok()) {
+        if (s.ok()) s = r.status();
+        break;
+      }
+      if (r->still_queued == 0) break;
+    }
+  }
+  // The method handlers hold the api, and through it the ledger: drop them before the ledger,
+  // so the store closes here (the server is stopped and will not call them again).
+  dispatcher_.reset();
+  api_.reset();
+  ledger_.reset();  // closes the store
+  return s;
+}
+
+Node::~Node() { Stop().IgnoreError(); }
+
+}  // namespace veil::ledger_node

@@ -1,0 +1,553 @@
+// JSON codecs for the ledger's wire types (json.h).
+#include "veil/ledger/json.h"
+
+#include <limits>
+#include <set>
+#include <utility>
+
+namespace veil::ledger::json {
+namespace {
+
+// Member names from the input are echoed cut short; values never are.
+std::string Cut(std::string_view s) {
+  std::string out(s.substr(0, 32));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+  }
+  return out;
+}
+
+int LowerHexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+Status HexInto(const Json& j, std::string_view what, std::size_t min, std::size_t max, Bytes* out) {
+  if (!j.is_string()) return InvalidArgument(std::string(what) + ": expected a 0x-hex string");
+  const std::string& s = j.get_ref<const std::string&>();
+  if (s.size() < 2 || s[0] != '0' || s[1] != 'x') {
+    return InvalidArgument(std::string(what) + ": hex must start with 0x");
+  }
+  const std::size_t digits = s.size() - 2;
+  if (digits % 2 != 0) return InvalidArgument(std::string(what) + ": odd number of hex digits");
+  const std::size_t n = digits / 2;
+  if (n < min || n > max) {
+    if (min == max) {
+      return InvalidArgument(std::string(what) + ": expected " + std::to_string(min) + " bytes");
+    }
+    return InvalidArgument(std::string(what) + ": longer than " + std::to_string(max) + " bytes");
+  }
+  out->resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int hi = LowerHexDigit(s[2 + 2 * i]), lo = LowerHexDigit(s[3 + 2 * i]);
+    if (hi < 0 || lo < 0) {
+      return InvalidArgument(std::string(what) + ": not lowercase hex");
+    }
+    (*out)[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+  }
+  return Status::Ok();
+}
+
+template <std::size_t N>
+Result<std::array<std::uint8_t, N>> FixedFromHex(const Json& j, std::string_view what) {
+  Bytes b;
+  VEIL_RETURN_IF_ERROR(HexInto(j, what, N, N, &b));
+  std::array<std::uint8_t, N> out{};
+  std::copy(b.begin(), b.end(), out.begin());
+  return out;
+}
+
+// A non-negative integer (parsed text gives number_unsigned; values built in C++ may be signed).
+bool IsUnsigned(const Json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+}
+
+// A strict reader of one JSON object: records the members read, fails on a missing required one,
+// a wrong type, and (in Finish) any member it did not read. The first error sticks.
+class Obj {
+ public:
+  Obj(const Json& j, std::string what) : j_(j), what_(std::move(what)) {
+    if (!j.is_object()) st_ = InvalidArgument(what_ + ": expected an object");
+  }
+
+  const Json* Field(const char* name, bool required) {
+    if (!st_.ok()) return nullptr;
+    seen_.insert(name);
+    auto it = j_.find(name);
+    if (it == j_.end()) {
+      if (required) st_ = InvalidArgument(what_ + ": missing member \"" + name + "\"");
+      return nullptr;
+    }
+    return &*it;
+  }
+  void Fail(const char* name, const char* expected) {
+    if (st_.ok()) st_ = InvalidArgument(what_ + "." + name + ": expected " + expected);
+  }
+  void Set(Status s) {
+    if (st_.ok() && !s.ok()) st_ = std::move(s);
+  }
+  bool U64(const char* name, std::uint64_t* out, bool required = true) {
+    const Json* v = Field(name, required);
+    if (v == nullptr) return false;
+    if (!IsUnsigned(*v)) {
+      Fail(name, "an unsigned integer");
+      return false;
+    }
+    *out = v->get<std::uint64_t>();
+    return true;
+  }
+  void U32(const char* name, std::uint32_t* out) {
+    std::uint64_t v = 0;
+    if (!U64(name, &v)) return;
+    if (v > std::numeric_limits<std::uint32_t>::max()) return Fail(name, "a 32-bit integer");
+    *out = static_cast<std::uint32_t>(v);
+  }
+  void Bool(const char* name, bool* out) {
+    const Json* v = Field(name, true);
+    if (v == nullptr) return;
+    if (!v->is_boolean()) return Fail(name, "a boolean");
+    *out = v->get<bool>();
+  }
+  bool Str(const char* name, std::string* out, bool required = true) {
+    const Json* v = Field(name, required);
+    if (v == nullptr) return false;
+    if (!v->is_string()) {
+      Fail(name, "a string");
+      return false;
+    }
+    *out = v->get<std::string>();
+    return true;
+  }
+  template <std::size_t N>
+  void Fixed(const char* name, std::array<std::uint8_t, N>* out) {
+    const Json* v = Field(name, true);
+    if (v == nullptr) return;
+    auto r = FixedFromHex<N>(*v, what_ + "." + name);
+    if (!r.ok()) return Set(r.status());
+    *out = *r;
+  }
+  void Hex(const char* name, Bytes* out, std::size_t max) {
+    const Json* v = Field(name, true);
+    if (v == nullptr) return;
+    Set(HexInto(*v, what_ + "." + name, 0, max, out));
+  }
+  // An array member; f(element, index) returns a Status.
+  template <class F>
+  void Array(const char* name, F f, bool required = true) {
+    const Json* v = Field(name, required);
+    if (v == nullptr) return;
+    if (!v->is_array()) return Fail(name, "an array");
+    for (std::size_t i = 0; i < v->size() && st_.ok(); ++i) Set(f((*v)[i], i));
+  }
+  template <class F>
+  void Nested(const char* name, F f, bool required = true) {
+    const Json* v = Field(name, required);
+    if (v == nullptr) return;
+    Set(f(*v));
+  }
+
+  Status Finish() {
+    if (!st_.ok()) return st_;
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      if (!seen_.count(it.key())) {
+        return InvalidArgument(what_ + ": unknown member \"" + Cut(it.key()) + "\"");
+      }
+    }
+    return Status::Ok();
+  }
+  const std::string& what() const { return what_; }
+
+ private:
+  const Json& j_;
+  std::string what_;
+  std::set<std::string, std::less<>> seen_;
+  Status st_;
+};
+
+// Bounds for decoding only (the ledger enforces its own limits on what it stores).
+constexpr std::size_t kMaxPayload = 16u << 20;
+
+}  // namespace
+
+std::string HexOf(ByteView b) { return "0x" + ToHex(b); }
+
+Result<Bytes> BytesFromHex(const Json& j, std::string_view what, std::size_t max_bytes) {
+  Bytes out;
+  VEIL_RETURN_IF_ERROR(HexInto(j, what, 0, max_bytes, &out));
+  return out;
+}
+Result<EntityKey> KeyFromJson(const Json& j, std::string_view what) {
+  return FixedFromHex<kKeySize>(j, what);
+}
+Result<Address> AddressFromJson(const Json& j, std::string_view what) {
+  return FixedFromHex<kAddressSize>(j, what);
+}
+Result<Hash32> HashFromJson(const Json& j, std::string_view what) {
+  return FixedFromHex<kHashSize>(j, what);
+}
+
+Json ToJson(const Attribute& a) {
+  Json j = {{"name", a.name}};
+  if (a.type() == AttrType::kNumeric) {
+    j["type"] = "u64";
+    j["value"] = std::get<std::uint64_t>(a.value);
+  } else {
+    j["type"] = "str";
+    j["value"] = std::get<std::string>(a.value);
+  }
+  return j;
+}
+
+Result<Attribute> AttributeFromJson(const Json& j) {
+  Obj o(j, "attribute");
+  Attribute a;
+  std::string type;
+  o.Str("name", &a.name);
+  o.Str("type", &type);
+  if (type == "u64") {
+    std::uint64_t v = 0;
+    o.U64("value", &v);
+    a.value = v;
+  } else if (type == "str") {
+    std::string v;
+    o.Str("value", &v);
+    a.value = std::move(v);
+  } else if (!type.empty()) {
+    o.Fail("type", "\"u64\" or \"str\"");
+  }
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return a;
+}
+
+namespace {
+struct Column {
+  const char* name;
+  bool Projection::*member;
+};
+constexpr Column kColumns[] = {
+    {"key", &Projection::key},
+    {"owner", &Projection::owner},
+    {"creator", &Projection::creator},
+    {"blocks", &Projection::blocks},
+    {"contentType", &Projection::content_type},
+    {"payload", &Projection::payload},
+    {"attributes", &Projection::attributes},
+};
+}  // namespace
+
+Json ToJson(const Projection& p) {
+  Json j = Json::array();
+  for (const auto& c : kColumns) {
+    if (p.*c.member) j.push_back(c.name);
+  }
+  return j;
+}
+
+Result<Projection> ProjectionFromJson(const Json& j) {
+  if (!j.is_array()) return InvalidArgument("select: expected an array of column names");
+  Projection p{false, false, false, false, false, false, false};
+  for (const auto& v : j) {
+    if (!v.is_string()) return InvalidArgument("select: expected column names");
+    const std::string& name = v.get_ref<const std::string&>();
+    bool found = false;
+    for (const auto& c : kColumns) {
+      if (name == c.name) {
+        if (p.*c.member) return InvalidArgument("select: column \"" + name + "\" twice");
+        p.*c.member = true;
+        found = true;
+      }
+    }
+    if (!found) return InvalidArgument("select: unknown column \"" + Cut(name) + "\"");
+  }
+  if (j.empty()) return InvalidArgument("select: no columns");
+  return p;
+}
+
+Json ToJson(const Entity& e, const Projection& p) {
+  Json j = Json::object();
+  if (p.key) j["key"] = HexOf(e.key);
+  if (p.owner) j["owner"] = HexOf(e.owner);
+  if (p.creator) j["creator"] = HexOf(e.creator);
+  if (p.blocks) {
+    j["createdAt"] = e.created_block;
+    j["updatedAt"] = e.updated_block;
+    j["expiresAt"] = e.expires_block;
+  }
+  if (p.content_type) j["contentType"] = e.content_type;
+  if (p.payload) j["payload"] = HexOf(e.payload);
+  if (p.attributes) {
+    Json a = Json::array();
+    for (const auto& x : e.attributes) a.push_back(ToJson(x));
+    j["attributes"] = std::move(a);
+  }
+  return j;
+}
+
+Result<Entity> EntityFromJson(const Json& j, const Projection& p) {
+  Obj o(j, "entity");
+  Entity e;
+  if (p.key) o.Fixed("key", &e.key);
+  if (p.owner) o.Fixed("owner", &e.owner);
+  if (p.creator) o.Fixed("creator", &e.creator);
+  if (p.blocks) {
+    o.U64("createdAt", &e.created_block);
+    o.U64("updatedAt", &e.updated_block);
+    o.U64("expiresAt", &e.expires_block);
+  }
+  if (p.content_type) o.Str("contentType", &e.content_type);
+  if (p.payload) o.Hex("payload", &e.payload, kMaxPayload);
+  if (p.attributes) {
+    o.Array("attributes", [&](const Json& a, std::size_t) {
+      VEIL_ASSIGN_OR_RETURN(auto attr, AttributeFromJson(a));
+      e.attributes.push_back(std::move(attr));
+      return Status::Ok();
+    });
+  }
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return e;
+}
+
+Json ToJson(const QueryOptions& q) {
+  Json j = {{"select", ToJson(q.projection)}, {"limit", q.limit}};
+  if (!q.cursor.empty()) j["cursor"] = q.cursor;
+  if (q.at_block) j["atBlock"] = *q.at_block;
+  return j;
+}
+
+Result<QueryOptions> QueryOptionsFromJson(const Json& j) {
+  Obj o(j, "options");
+  QueryOptions q;
+  o.Nested(
+      "select",
+      [&](const Json& v) -> Status {
+        VEIL_ASSIGN_OR_RETURN(q.projection, ProjectionFromJson(v));
+        return Status::Ok();
+      },
+      false);
+  std::uint64_t limit = 0;
+  if (o.U64("limit", &limit, false)) {
+    if (limit > 1'000'000) {
+      o.Fail("limit", "at most the node's page size");
+    } else {
+      q.limit = static_cast<std::size_t>(limit);
+    }
+  }
+  if (o.Str("cursor", &q.cursor, false) && q.cursor.empty()) o.Fail("cursor", "a cursor");
+  std::uint64_t at = 0;
+  if (o.U64("atBlock", &at, false)) q.at_block = at;
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return q;
+}
+
+Json ToJson(const Status& s) {
+  return {{"code", s.ok() ? std::string("ok") : std::string(CodeName(s.code()))},
+          {"message", s.message()}};
+}
+
+Status StatusFromJson(const Json& j, Status* out) {
+  Obj o(j, "status");
+  std::string code, message;
+  o.Str("code", &code);
+  o.Str("message", &message);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  if (code == "ok") {
+    if (!message.empty()) return InvalidArgument("status: an ok status has no message");
+    *out = Status::Ok();
+    return Status::Ok();
+  }
+  for (int c = 1; c <= static_cast<int>(Code::kInternal); ++c) {
+    if (CodeName(static_cast<Code>(c)) == code) {
+      *out = Status(static_cast<Code>(c), message);
+      return Status::Ok();
+    }
+  }
+  return InvalidArgument("status.code: unknown code");
+}
+
+Json ToJson(const TxCost& c) {
+  return {{"operations", c.operations},
+          {"calldataBytes", c.calldata_bytes},
+          {"bytesWritten", c.bytes_written},
+          {"gas", c.gas}};
+}
+
+Result<TxCost> TxCostFromJson(const Json& j) {
+  Obj o(j, "cost");
+  TxCost c;
+  o.U32("operations", &c.operations);
+  o.U64("calldataBytes", &c.calldata_bytes);
+  o.U64("bytesWritten", &c.bytes_written);
+  o.U64("gas", &c.gas);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return c;
+}
+
+Json ToJson(const TxReceipt& r) {
+  Json created = Json::array();
+  for (const auto& k : r.created) created.push_back(HexOf(k));
+  Json j = {{"txHash", HexOf(r.tx_hash)},    {"sender", HexOf(r.sender)},  {"nonce", r.nonce},
+            {"pending", r.pending},          {"status", ToJson(r.status)}, {"block", r.block},
+            {"created", std::move(created)}, {"cost", ToJson(r.cost)}};
+  if (r.failed_op) j["failedOp"] = *r.failed_op;
+  if (r.index) j["index"] = *r.index;
+  return j;
+}
+
+Result<TxReceipt> TxReceiptFromJson(const Json& j) {
+  Obj o(j, "receipt");
+  TxReceipt r;
+  o.Fixed("txHash", &r.tx_hash);
+  o.Fixed("sender", &r.sender);
+  o.U64("nonce", &r.nonce);
+  o.Bool("pending", &r.pending);
+  o.Nested("status", [&](const Json& v) { return StatusFromJson(v, &r.status); });
+  o.U64("block", &r.block);
+  o.Array("created", [&](const Json& v, std::size_t) -> Status {
+    VEIL_ASSIGN_OR_RETURN(auto k, KeyFromJson(v, "receipt.created"));
+    r.created.push_back(k);
+    return Status::Ok();
+  });
+  o.Nested("cost", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(r.cost, TxCostFromJson(v));
+    return Status::Ok();
+  });
+  std::uint64_t v = 0;
+  if (o.U64("failedOp", &v, false)) r.failed_op = static_cast<std::size_t>(v);
+  if (o.U64("index", &v, false)) {
+    if (v > std::numeric_limits<std::uint32_t>::max()) o.Fail("index", "a 32-bit integer");
+    r.index = static_cast<std::uint32_t>(v);
+  }
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return r;
+}
+
+Json ToJson(const QueryCost& c) {
+  return {{"queryUnits", c.query_units},
+          {"rowsScanned", c.rows_scanned},
+          {"rowsReturned", c.rows_returned},
+          {"bytesReturned", c.bytes_returned}};
+}
+
+Result<QueryCost> QueryCostFromJson(const Json& j) {
+  Obj o(j, "cost");
+  QueryCost c;
+  o.U64("queryUnits", &c.query_units);
+  o.U64("rowsScanned", &c.rows_scanned);
+  o.U64("rowsReturned", &c.rows_returned);
+  o.U64("bytesReturned", &c.bytes_returned);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return c;
+}
+
+Json ToJson(const QueryPage& page, const Projection& projection) {
+  Json entities = Json::array();
+  for (const auto& e : page.entities) entities.push_back(ToJson(e, projection));
+  Json j = {{"entities", std::move(entities)}, {"block", page.block}, {"cost", ToJson(page.cost)}};
+  if (!page.cursor.empty()) j["cursor"] = page.cursor;
+  return j;
+}
+
+Result<QueryPage> QueryPageFromJson(const Json& j, const Projection& projection) {
+  Obj o(j, "page");
+  QueryPage p;
+  o.Array("entities", [&](const Json& v, std::size_t) -> Status {
+    VEIL_ASSIGN_OR_RETURN(auto e, EntityFromJson(v, projection));
+    p.entities.push_back(std::move(e));
+    return Status::Ok();
+  });
+  o.U64("block", &p.block);
+  o.Nested("cost", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(p.cost, QueryCostFromJson(v));
+    return Status::Ok();
+  });
+  if (o.Str("cursor", &p.cursor, false) && p.cursor.empty()) o.Fail("cursor", "a cursor");
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return p;
+}
+
+Json ToJson(const CountResult& c) {
+  return {{"count", c.count}, {"capped", c.capped}, {"block", c.block}, {"cost", ToJson(c.cost)}};
+}
+
+Result<CountResult> CountResultFromJson(const Json& j) {
+  Obj o(j, "count");
+  CountResult c;
+  o.U64("count", &c.count);
+  o.Bool("capped", &c.capped);
+  o.U64("block", &c.block);
+  o.Nested("cost", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(c.cost, QueryCostFromJson(v));
+    return Status::Ok();
+  });
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return c;
+}
+
+namespace {
+void ReadHeader(Obj& o, BlockHeader* h) {
+  o.U64("chainId", &h->chain_id);
+  o.U64("number", &h->number);
+  o.Fixed("parent", &h->parent);
+  o.U64("timestampMs", &h->timestamp_ms);
+  o.Fixed("txRoot", &h->tx_root);
+  o.Fixed("changeset", &h->changeset);
+  o.U32("txCount", &h->tx_count);
+  o.U32("changeCount", &h->change_count);
+  o.U64("gasUsed", &h->gas_used);
+  o.Fixed("hash", &h->hash);
+}
+}  // namespace
+
+Json ToJson(const BlockHeader& h) {
+  return {{"chainId", h.chain_id},      {"number", h.number},
+          {"parent", HexOf(h.parent)},  {"timestampMs", h.timestamp_ms},
+          {"txRoot", HexOf(h.tx_root)}, {"changeset", HexOf(h.changeset)},
+          {"txCount", h.tx_count},      {"changeCount", h.change_count},
+          {"gasUsed", h.gas_used},      {"hash", HexOf(h.hash)}};
+}
+
+Result<BlockHeader> BlockHeaderFromJson(const Json& j) {
+  Obj o(j, "block");
+  BlockHeader h;
+  ReadHeader(o, &h);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return h;
+}
+
+Json ToJson(const BlockInfo& b) {
+  Json j = ToJson(b.header);
+  Json txs = Json::array();
+  for (const auto& t : b.tx_hashes) txs.push_back(HexOf(t));
+  j["transactions"] = std::move(txs);
+  return j;
+}
+
+Result<BlockInfo> BlockInfoFromJson(const Json& j) {
+  Obj o(j, "block");
+  BlockInfo b;
+  ReadHeader(o, &b.header);
+  o.Array("transactions", [&](const Json& v, std::size_t) -> Status {
+    VEIL_ASSIGN_OR_RETURN(auto h, HashFromJson(v, "block.transactions"));
+    b.tx_hashes.push_back(h);
+    return Status::Ok();
+  });
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return b;
+}
+
+Json ToJson(const Account& a) {
+  return {{"address", HexOf(a.address)}, {"txNonce", a.tx_nonce}, {"createNonce", a.create_nonce}};
+}
+
+Result<Account> AccountFromJson(const Json& j) {
+  Obj o(j, "account");
+  Account a;
+  o.Fixed("address", &a.address);
+  o.U64("txNonce", &a.tx_nonce);
+  o.U64("createNonce", &a.create_nonce);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return a;
+}
+
+}  // namespace veil::ledger::json

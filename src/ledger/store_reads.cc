@@ -1,0 +1,17 @@
+// The default Store::FindTx: a scan of the stored blocks from the head down, built only from the
+// history reads every backend has. A backend with an index on the transaction hash overrides it.
+#include "veil/ledger/store.h"
+
+namespace veil::ledger {
+
+Result<std::optional<StoredTx>> Store::FindTx(const Hash32& hash, std::uint64_t head) {
+  for (std::uint64_t n = head; n >= 1; --n) {
+    VEIL_ASSIGN_OR_RETURN(auto txs, GetBlockTxs(n));
+    for (auto& t : txs) {
+      if (t.hash == hash) return std::optional<StoredTx>(std::move(t));
+    }
+  }
+  return std::optional<StoredTx>();
+}
+
+}  // namespace veil::ledger

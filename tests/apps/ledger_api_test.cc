@@ -1,0 +1,357 @@
+// One behaviour suite for LedgerApi, run against the in-process ledger (LocalLedger) and against
+// a node over HTTP (RemoteLedger -> in-process Node on 127.0.0.1, SQLite in memory): create,
+// update, extend, transfer, delete, queries with cursors, counts, receipts, blocks, failures.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "apps_test_util.h"
+#include "veil/ledger/api.h"
+#include "veil/ledger/json.h"
+
+namespace veil::ledger_node::testing {
+namespace {
+
+using ledger::Attribute;
+using ledger::Entity;
+
+enum class Mode { kLocal, kRemote };
+
+class LedgerApiTest : public ::testing::TestWithParam<Mode> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Mode::kLocal) {
+      auto store = OpenStore("sqlite::memory:");
+      ASSERT_TRUE(store.ok()) << store.status().ToString();
+      auto l = ledger::Ledger::Open(std::move(*store), ledger::LedgerOptions{});
+      ASSERT_TRUE(l.ok()) << l.status().ToString();
+      api_ = std::make_shared<ledger::LocalLedger>(std::move(*l));
+    } else {
+      NodeOptions o;
+      o.store = "sqlite::memory:";
+      auto n = Node::Start(o);
+      ASSERT_TRUE(n.ok()) << n.status().ToString();
+      node_ = std::move(*n);
+      auto r = ConnectRemote("http://127.0.0.1:" + std::to_string(node_->port()));
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      api_ = std::move(*r);
+    }
+  }
+  void TearDown() override {
+    api_.reset();
+    if (node_) {
+      EXPECT_TRUE(node_->Stop().ok());
+    }
+  }
+
+  ledger::TxReceipt SubmitOk(const Bytes& tx) {
+    auto r = api_->Submit(tx);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return {};
+    EXPECT_TRUE(r->status.ok()) << r->status.ToString();
+    return *r;
+  }
+  std::uint64_t HeadNumber() {
+    auto h = api_->Head();
+    EXPECT_TRUE(h.ok());
+    return h.ok() ? h->number : 0;
+  }
+
+  std::unique_ptr<Node> node_;
+  std::shared_ptr<ledger::LedgerApi> api_;
+};
+
+// Entities compared without the store-internal fields, which do not travel.
+Entity Wire(Entity e) {
+  e.id = 0;
+  e.last_change = 0;
+  return e;
+}
+
+TEST_P(LedgerApiTest, EntityLifecycle) {
+  Wallet alice, bob;
+  auto chain = api_->ChainId();
+  ASSERT_TRUE(chain.ok());
+  EXPECT_EQ(*chain, 1u);
+  auto predicted = api_->PredictKey(alice.address(), 0);
+  ASSERT_TRUE(predicted.ok());
+
+  auto created = SubmitOk(
+      Sign(alice, {Create(100, {Attribute::Num("n", 7), Attribute::Str("s", "x")}, {9, 8, 7})}));
+  ASSERT_EQ(created.created.size(), 1u);
+  const auto key = created.created[0];
+  EXPECT_EQ(key, *predicted);
+  EXPECT_EQ(created.block, 1u);
+  EXPECT_EQ(HeadNumber(), 1u);
+
+  auto got = api_->Get(key);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->owner, alice.address());
+  EXPECT_EQ((*got)->payload, (Bytes{9, 8, 7}));
+  EXPECT_EQ((*got)->attributes.size(), 2u);
+  EXPECT_EQ((*got)->expires_block, 100u);
+
+  auto keys_only = api_->Get(key, ledger::Projection::KeysOnly());
+  ASSERT_TRUE(keys_only.ok() && keys_only->has_value());
+  EXPECT_EQ((*keys_only)->key, key);
+  EXPECT_TRUE((*keys_only)->payload.empty());
+
+  ledger::UpdateOp u;
+  u.key = key;
+  u.set = {Attribute::Num("n", 8)};
+  u.unset = {"s"};
+  SubmitOk(Sign(alice, {u}));
+  ledger::ExtendOp x;
+  x.key = key;
+  x.expires_block = 200;
+  SubmitOk(Sign(alice, {x}));
+  ledger::TransferOp t;
+  t.key = key;
+  t.new_owner = bob.address();
+  SubmitOk(Sign(alice, {t}));
+  got = api_->Get(key);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->owner, bob.address());
+  EXPECT_EQ((*got)->creator, alice.address());
+  EXPECT_EQ((*got)->expires_block, 200u);
+  ASSERT_EQ((*got)->attributes.size(), 1u);
+  EXPECT_EQ((*got)->attributes[0], Attribute::Num("n", 8));
+
+  // Alice no longer owns it: the delete fails, changes nothing and is not stored.
+  const Bytes bad = Sign(alice, {ledger::DeleteOp{key}});
+  auto failed = api_->Submit(bad);
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(failed->status.code(), Code::kPermissionDenied);
+  EXPECT_EQ(failed->failed_op, std::optional<std::size_t>(0));
+  EXPECT_EQ(HeadNumber(), 4u);
+  auto none = api_->GetReceipt(failed->tx_hash);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+
+  SubmitOk(Sign(bob, {ledger::DeleteOp{key}}));
+  got = api_->Get(key);
+  ASSERT_TRUE(got.ok());
+  EXPECT_FALSE(got->has_value());
+
+  auto acct = api_->GetAccount(alice.address());
+  ASSERT_TRUE(acct.ok());
+  EXPECT_EQ(acct->tx_nonce, 4u);  // the failed delete did not consume a nonce
+  EXPECT_EQ(acct->create_nonce, 1u);
+  EXPECT_TRUE(api_->VerifyChain().ok());
+}
+
+TEST_P(LedgerApiTest, ReceiptsAndBlocks) {
+  Wallet w;
+  Wallet other;
+  SubmitOk(Sign(other, {Create(50)}));
+  auto r = SubmitOk(Sign(w, {Create(50), Create(60, {Attribute::Str("a", "b")})}));
+  ASSERT_EQ(r.created.size(), 2u);
+  auto landed = api_->GetReceipt(r.tx_hash);
+  ASSERT_TRUE(landed.ok() && landed->has_value()) << landed.status().ToString();
+  const auto& l = **landed;
+  EXPECT_TRUE(l.status.ok());
+  EXPECT_EQ(l.block, r.block);
+  EXPECT_EQ(l.index, std::optional<std::uint32_t>(0));
+  EXPECT_EQ(l.created, r.created);
+  EXPECT_EQ(l.sender, w.address());
+  EXPECT_EQ(l.cost.gas, r.cost.gas);
+  EXPECT_EQ(l.cost.operations, 2u);
+  EXPECT_EQ(l.cost.bytes_written, r.cost.bytes_written);
+  EXPECT_EQ(l.cost.calldata_bytes, r.cost.calldata_bytes);
+
+  auto b = api_->GetBlock(r.block);
+  ASSERT_TRUE(b.ok() && b->has_value());
+  EXPECT_EQ((*b)->header.number, r.block);
+  ASSERT_EQ((*b)->tx_hashes.size(), 1u);
+  EXPECT_EQ((*b)->tx_hashes[0], r.tx_hash);
+  auto head = api_->Head();
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ((*b)->header, *head);
+  auto genesis = api_->GetBlock(0);
+  ASSERT_TRUE(genesis.ok() && genesis->has_value());
+  EXPECT_TRUE((*genesis)->tx_hashes.empty());
+  EXPECT_EQ((*b)->header.parent, (*api_->GetBlock(r.block - 1))->header.hash);
+  auto future = api_->GetBlock(r.block + 1);
+  ASSERT_TRUE(future.ok());
+  EXPECT_FALSE(future->has_value());
+
+  // A replay of the landed transaction: no new block. Remotely the node reports the replay and
+  // the client resolves it to the landed receipt (remote.h); locally the failure is returned.
+  const Bytes again = Sign(w, {Create(70)});
+  SubmitOk(again);
+  const auto before = *api_->Head();
+  auto replay = api_->Submit(again);
+  ASSERT_TRUE(replay.ok());
+  if (GetParam() == Mode::kLocal) {
+    EXPECT_EQ(replay->status.code(), Code::kFailedPrecondition);
+  } else {
+    EXPECT_TRUE(replay->status.ok());
+    EXPECT_EQ(replay->block, before.number);
+  }
+  EXPECT_EQ(*api_->Head(), before);
+}
+
+TEST_P(LedgerApiTest, QueriesCursorsCountsExplain) {
+  Wallet w;
+  std::vector<ledger::Operation> ops;
+  for (std::uint64_t i = 0; i < 25; ++i) {
+    ops.push_back(Create(100, {Attribute::Num("i", i), Attribute::Str("kind", "doc")}));
+  }
+  SubmitOk(Sign(w, ops));
+  SubmitOk(Sign(w, {Create(100, {Attribute::Str("kind", "other")})}));
+
+  ledger::QueryOptions o;
+  o.limit = 10;
+  std::set<ledger::EntityKey> seen;
+  int pages = 0;
+  std::uint64_t pinned = 0;
+  while (true) {
+    auto page = api_->Query("kind = \"doc\"", o);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    if (pages == 0) pinned = page->block;
+    EXPECT_EQ(page->block, pinned);
+    ++pages;
+    for (const auto& e : page->entities) EXPECT_TRUE(seen.insert(e.key).second);
+    EXPECT_GT(page->cost.query_units, 0u);
+    if (page->cursor.empty()) break;
+    o.cursor = page->cursor;
+    if (pages == 1) SubmitOk(Sign(w, {Create(100, {Attribute::Str("kind", "doc")})}));
+  }
+  EXPECT_EQ(pages, 3);
+  EXPECT_EQ(seen.size(), 25u);  // pinned: the entity created mid-walk is not in it
+
+  auto count = api_->Count("kind = \"doc\"");
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count->count, 26u);
+  EXPECT_FALSE(count->capped);
+  auto all = api_->Count("*");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->count, 27u);
+  auto ranged = api_->Count("i >= 20 && kind = \"doc\"");
+  ASSERT_TRUE(ranged.ok());
+  EXPECT_EQ(ranged->count, 5u);
+
+  ledger::QueryOptions keys;
+  keys.projection = ledger::Projection::KeysOnly();
+  auto page = api_->Query("i < 3", keys);
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->entities.size(), 3u);
+  for (const auto& e : page->entities) {
+    auto full = api_->Get(e.key);
+    ASSERT_TRUE(full.ok() && full->has_value());
+    EXPECT_EQ((*full)->key, e.key);
+    EXPECT_TRUE(e.attributes.empty());
+  }
+  auto full_page = api_->Query("i = 4");
+  ASSERT_TRUE(full_page.ok());
+  ASSERT_EQ(full_page->entities.size(), 1u);
+  EXPECT_EQ(Wire(full_page->entities[0]), Wire(**api_->Get(full_page->entities[0].key)));
+
+  auto plan = api_->Explain("kind = \"doc\"", {});
+  ASSERT_TRUE(plan.ok());
+  EXPECT_NE(plan->find("compiled"), std::string::npos);
+
+  // Bad queries are errors with the same code both ways.
+  EXPECT_EQ(api_->Query("kind = ", {}).status().code(), Code::kInvalidArgument);
+  ledger::QueryOptions big;
+  big.limit = 201;
+  EXPECT_EQ(api_->Query("*", big).status().code(), Code::kInvalidArgument);
+  ledger::QueryOptions bad_cursor;
+  bad_cursor.cursor = "zz";
+  EXPECT_EQ(api_->Query("*", bad_cursor).status().code(), Code::kInvalidArgument);
+}
+
+TEST_P(LedgerApiTest, RejectedTransactionsAreErrors) {
+  Wallet w;
+  SubmitOk(Sign(w, {Create(100)}));
+  const auto before = *api_->Head();
+  Bytes tx = Sign(w, {Create(100)});
+  tx[tx.size() - 1] ^= 1;  // the signature's last byte
+  EXPECT_EQ(api_->Submit(tx).status().code(), Code::kVerificationFailed);
+  EXPECT_EQ(api_->Submit(Bytes{1, 2, 3}).status().code(), Code::kInvalidArgument);
+  Wallet other;
+  EXPECT_EQ(api_->Submit(Sign(other, {Create(100)}, 2)).status().code(),
+            Code::kInvalidArgument);  // wrong chain
+  EXPECT_EQ(*api_->Head(), before);
+  EXPECT_EQ(api_->Count("*")->count, 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Apis, LedgerApiTest, ::testing::Values(Mode::kLocal, Mode::kRemote),
+                         [](const auto& i) {
+                           return i.param == Mode::kLocal ? "Local" : "Remote";
+                         });
+
+// Every codec round-trips, and the decoders refuse what they should.
+TEST(LedgerJson, StrictDecoders) {
+  namespace lj = ledger::json;
+  using Json = nlohmann::json;
+  ledger::Entity e;
+  e.key[0] = 1;
+  e.owner[1] = 2;
+  e.payload = {0xab};
+  e.content_type = "text/plain";
+  e.attributes = {Attribute::Num("a", 18446744073709551615u), Attribute::Str("b", "v")};
+  e.expires_block = 9;
+  auto back = lj::EntityFromJson(lj::ToJson(e));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, e);
+
+  Json j = lj::ToJson(e);
+  j["extra"] = 1;
+  EXPECT_NE(lj::EntityFromJson(j).status().message().find("unknown member"), std::string::npos);
+  j = lj::ToJson(e);
+  j.erase("owner");
+  EXPECT_NE(lj::EntityFromJson(j).status().message().find("missing member"), std::string::npos);
+  j = lj::ToJson(e);
+  j["createdAt"] = -1;
+  EXPECT_FALSE(lj::EntityFromJson(j).ok());
+  j = lj::ToJson(e);
+  j["payload"] = "0xAB";
+  EXPECT_FALSE(lj::EntityFromJson(j).ok());
+  j["payload"] = "ab";
+  EXPECT_FALSE(lj::EntityFromJson(j).ok());
+  j["payload"] = "0xabc";
+  EXPECT_FALSE(lj::EntityFromJson(j).ok());
+  j = lj::ToJson(e);
+  j["key"] = "0x00";
+  EXPECT_FALSE(lj::EntityFromJson(j).ok());
+  EXPECT_FALSE(lj::EntityFromJson(Json::array()).ok());
+
+  ledger::TxReceipt r;
+  r.status = Status(Code::kPermissionDenied, "nope");
+  r.failed_op = 2;
+  r.created = {e.key};
+  r.cost.gas = 5;
+  auto rb = lj::TxReceiptFromJson(lj::ToJson(r));
+  ASSERT_TRUE(rb.ok()) << rb.status().ToString();
+  EXPECT_EQ(rb->status, r.status);
+  EXPECT_EQ(rb->failed_op, r.failed_op);
+  EXPECT_EQ(rb->created, r.created);
+  EXPECT_EQ(rb->cost.gas, 5u);
+  Json rj = lj::ToJson(r);
+  rj["status"]["code"] = "bogus";
+  EXPECT_FALSE(lj::TxReceiptFromJson(rj).ok());
+
+  ledger::BlockInfo b;
+  b.header = ledger::GenesisHeader(7);
+  b.tx_hashes = {b.header.hash};
+  auto bb = lj::BlockInfoFromJson(lj::ToJson(b));
+  ASSERT_TRUE(bb.ok());
+  EXPECT_EQ(bb->header, b.header);
+  EXPECT_EQ(bb->tx_hashes, b.tx_hashes);
+  Json bj = lj::ToJson(b);
+  bj["txCount"] = 4294967296u;
+  EXPECT_FALSE(lj::BlockInfoFromJson(bj).ok());
+
+  auto opts =
+      lj::QueryOptionsFromJson(Json{{"select", Json::array({"key", "payload"})}, {"limit", 5}});
+  ASSERT_TRUE(opts.ok());
+  EXPECT_TRUE(opts->projection.payload);
+  EXPECT_FALSE(opts->projection.owner);
+  EXPECT_FALSE(lj::QueryOptionsFromJson(Json{{"select", {"nope"}}}).ok());
+  EXPECT_FALSE(lj::QueryOptionsFromJson(Json{{"limit", "5"}}).ok());
+  EXPECT_FALSE(lj::QueryOptionsFromJson(Json{{"filter", "x"}}).ok());
+}
+
+}  // namespace
+}  // namespace veil::ledger_node::testing
