@@ -513,6 +513,15 @@ Result<SealResult> Ledger::SealBlock() {
 }
 
 Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_failure) {
+  // After a lost race the retry runs under the chain's write lock (Store::LockWriters), so that
+  // it cannot lose again: optimistic retries alone starve a node whose re-execution (cache
+  // cleared, reads again) is slower than a competitor's next write.
+  struct WriteLock {
+    Store* store = nullptr;
+    ~WriteLock() {
+      if (store != nullptr) (void)store->UnlockWriters();
+    }
+  } write_lock;
   for (int attempt = 0;; ++attempt) {
     BlockBuilder b(store_.get(), options_, state_, *cache_);
     SealResult out;
@@ -554,9 +563,15 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_f
     }
     give_back();
     if (!IsHeadConflict(s) || attempt >= kMaxHeadConflictRetries) return s;
-    // Another node sealed first: nothing was written. Execute again on its head.
+    // Another node sealed first: nothing was written. Execute again on its head, holding the
+    // write lock from now on.
+    if (write_lock.store == nullptr) {
+      VEIL_RETURN_IF_ERROR(store_->LockWriters());
+      write_lock.store = store_.get();
+    } else {
+      Backoff(attempt);
+    }
     VEIL_RETURN_IF_ERROR(RefreshLocked());
-    Backoff(attempt);
   }
 }
 

@@ -350,6 +350,15 @@ const WriteStmtDef& Def(int i) {
 
 std::string WriteStmtName(int i) { return "veil_w" + std::to_string(i); }
 
+// The chain's write lock: an advisory lock keyed by the schema. Every block write takes it for its
+// transaction; a node retrying after a lost race holds it across its refresh, reads and write.
+constexpr const char* kWriteLockXact =
+    "SELECT pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema()))";
+constexpr const char* kWriteLockSession =
+    "SELECT pg_advisory_lock(hashtext('veil.ledger.write.' || current_schema()))";
+constexpr const char* kWriteUnlockSession =
+    "SELECT pg_advisory_unlock(hashtext('veil.ledger.write.' || current_schema()))";
+
 // One statement of a pipeline: a prepared write statement or, for BEGIN/COMMIT, plain SQL.
 struct Step {
   int stmt = -1;  // WriteStmt, or -1 for `sql`
@@ -505,6 +514,19 @@ class PostgresStore final : public Store {
 
   bool MayHaveOtherWriters() const override { return true; }
 
+  Status LockWriters() override {
+    VEIL_ASSIGN_OR_RETURN(auto r, Exec(kWriteLockSession, {}, false));
+    (void)r;
+    return Status::Ok();
+  }
+  Status UnlockWriters() override {
+    // A reconnect since LockWriters has dropped the lock already (session locks die with the
+    // session); unlocking is then a no-op.
+    VEIL_ASSIGN_OR_RETURN(auto r, Exec(kWriteUnlockSession, {}, false));
+    (void)r;
+    return Status::Ok();
+  }
+
   Result<std::optional<ChainState>> LoadState() override {
     VEIL_ASSIGN_OR_RETURN(
         auto r, Exec("SELECT h.number, h.next_entity_id, h.next_change_seq, h.stored_entities, "
@@ -529,6 +551,10 @@ class PostgresStore final : public Store {
   Status Apply(const BlockWrite& w) override {
     std::vector<Step> steps;
     steps.push_back({-1, "BEGIN", {}});
+    // The chain's write lock, for this transaction: it waits while a node that lost a race holds
+    // the lock for its retry (LockWriters), so that node cannot be starved by faster writers. In
+    // the pipeline: no extra round trip.
+    steps.push_back({-1, kWriteLockXact, {}});
     const BlockHeader& h = w.header;
     const ChainState& after = w.state_after;
     std::int64_t stored_delta = 0;
@@ -548,7 +574,7 @@ class PostgresStore final : public Store {
            {Int8(I64(h.number - 1)), Int8(I64(h.number)), Bytea(h.hash), Int8(after.next_entity_id),
             Int8(I64(after.next_change_seq)), Int8(stored_delta), Bytea(h.parent)}});
     }
-    const std::size_t guard_step = 1;
+    const std::size_t guard_step = 2;  // after BEGIN and the write lock
 
     // Accounts: nonces first, then owners and creators that have no row yet.
     std::set<Address> with_nonces;

@@ -120,6 +120,11 @@ class Store {
   // True when other stores (nodes) may write the same database, so the head may move under the
   // engine: it then reloads the head before every read.
   virtual bool MayHaveOtherWriters() const { return false; }
+  // The chain's write lock across several calls, for a writer that lost a race for the head: it
+  // holds the lock while it reloads, reads and writes again, so faster writers cannot starve it
+  // (every Apply takes the same lock for its own transaction). No-ops for a single-writer store.
+  virtual Status LockWriters() { return Status::Ok(); }
+  virtual Status UnlockWriters() { return Status::Ok(); }
 
   // Validation reads: all of them, expired or not (the engine decides), in one statement.
   virtual Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) = 0;
