@@ -1,0 +1,278 @@
+// Shared pieces of the ledger benchmarks (ledger_bench.cc, engine_bench.cc): the environment
+// variables, the scratch directory, per-iteration latency percentiles, the benchmark entity and a
+// small libpq connection wrapper. The variables are documented at the top of ledger_bench.cc and
+// in docs/notes/ledger.md ("Benchmarks").
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <dirent.h>
+#include <libpq-fe.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "veil/base/bytes.h"
+
+namespace veil::bench_ledger {
+
+// The PostgreSQL URL from VEIL_BENCH_POSTGRES_URL, or null: then no PostgreSQL row is registered.
+inline const char* PostgresUrl() {
+  const char* url = std::getenv("VEIL_BENCH_POSTGRES_URL");
+  return url != nullptr && *url != '\0' ? url : nullptr;
+}
+
+// A directory for this process's scratch files (fresh SQLite databases of the write rows, the
+// fdatasync file), under $TMPDIR (default /tmp), removed at exit. It must be a real disk: on
+// tmpfs fdatasync costs nothing and the durable rows mean nothing (a warning says so).
+class ScratchDir {
+ public:
+  static const std::filesystem::path& Path() {
+    static ScratchDir dir;
+    return dir.path_;
+  }
+  // A fresh file name in the scratch directory.
+  static std::filesystem::path NewFile(const std::string& stem) {
+    static std::atomic<int> seq{0};
+    return Path() / (stem + "-" + std::to_string(seq.fetch_add(1)));
+  }
+
+ private:
+  ScratchDir() {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "veil-bench-ledger-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      std::perror("veil_bench_ledger: mkdtemp");
+      std::abort();
+    }
+    path_ = tmpl;
+    struct statfs fs {};
+    constexpr long kTmpfsMagic = 0x01021994;
+    if (::statfs(tmpl.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kTmpfsMagic) {
+      std::fprintf(stderr,
+                   "veil_bench_ledger: WARNING: %s is on tmpfs; fdatasync is free there, so the "
+                   "durable write rows are not durable (set TMPDIR to a real disk)\n",
+                   tmpl.c_str());
+    }
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::filesystem::path path_;
+};
+
+inline void RemoveSqliteFiles(const std::filesystem::path& db) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    std::filesystem::remove(db.string() + suffix, ec);
+  }
+}
+
+// Times each iteration itself (the benchmarks use UseManualTime, so untimed set-up in the loop,
+// such as signing the next transaction, stays out of the figure) and reports the median and the
+// 99th percentile as counters p50_us and p99_us.
+class Latencies {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit Latencies(benchmark::State& state) : state_(state) {
+    samples_.reserve(static_cast<std::size_t>(std::min<benchmark::IterationCount>(
+        state.max_iterations, benchmark::IterationCount{1} << 20)));
+  }
+  // Runs f() and records its wall time as this iteration's time; returns what f returns.
+  template <class F>
+  auto Time(F&& f) {
+    const auto t0 = Clock::now();
+    auto result = f();
+    Record(std::chrono::duration<double>(Clock::now() - t0).count());
+    return result;
+  }
+  void Record(double seconds) {
+    state_.SetIterationTime(seconds);
+    samples_.push_back(seconds * 1e6);
+    total_seconds_ += seconds;
+  }
+  double total_seconds() const { return total_seconds_; }
+  void Report() {
+    if (samples_.empty()) return;
+    std::sort(samples_.begin(), samples_.end());
+    state_.counters["p50_us"] = Percentile(0.50);
+    state_.counters["p99_us"] = Percentile(0.99);
+  }
+
+ private:
+  double Percentile(double q) const {
+    const auto i = static_cast<std::size_t>(q * static_cast<double>(samples_.size() - 1) + 0.5);
+    return samples_[std::min(i, samples_.size() - 1)];
+  }
+  benchmark::State& state_;
+  std::vector<double> samples_;
+  double total_seconds_ = 0;
+};
+
+// splitmix64: the deterministic source of every generated value (payloads, scores, read keys).
+inline std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The benchmark entity i: a payload of kPayloadBytes and 8 attributes, 4 numeric and 4 string
+// (both attribute tables get rows, as in any real mix):
+//   bucket = i % 1000, idx = i (unique), score = Mix(i) % 10^9 (uniform), version = 1,
+//   kind = "doc", name = "e" + i (unique), region = "r00".."r15" (i % 16), status = one of 4.
+inline constexpr std::size_t kPayloadBytes = 320;
+inline constexpr std::uint64_t kScoreRange = 1'000'000'000;
+inline constexpr std::uint64_t kBuckets = 1000;
+inline constexpr std::uint64_t kRegions = 16;
+
+inline Bytes Payload(std::uint64_t i) {
+  Bytes out(kPayloadBytes);
+  for (std::size_t j = 0; j < out.size(); j += 8) {
+    const std::uint64_t w = Mix(i * 64 + j);
+    for (std::size_t k = 0; k < 8 && j + k < out.size(); ++k) {
+      out[j + k] = static_cast<std::uint8_t>(w >> (8 * k));
+    }
+  }
+  return out;
+}
+inline std::uint64_t Score(std::uint64_t i) { return Mix(i ^ 0x5c0e) % kScoreRange; }
+inline std::string Name(std::uint64_t i) { return "e" + std::to_string(i); }
+inline std::string Region(std::uint64_t i) {
+  const std::uint64_t r = i % kRegions;
+  return std::string("r") + static_cast<char>('0' + r / 10) + static_cast<char>('0' + r % 10);
+}
+inline const char* StatusOf(std::uint64_t i) {
+  static const char* const kStatus[] = {"active", "archived", "draft", "review"};
+  return kStatus[i % 4];
+}
+
+// A libpq connection for set-up, clean-up and the raw baselines.
+class PgConn {
+ public:
+  explicit PgConn(const char* url) : conn_(PQconnectdb(url)) {
+    if (ok()) Exec("SET client_min_messages = warning");
+  }
+  ~PgConn() { PQfinish(conn_); }
+  PgConn(const PgConn&) = delete;
+  PgConn& operator=(const PgConn&) = delete;
+
+  bool ok() const { return PQstatus(conn_) == CONNECTION_OK; }
+  std::string error() const { return PQerrorMessage(conn_); }
+  PGconn* get() { return conn_; }
+  // Runs one or more statements (simple protocol); false and error() on failure.
+  bool Exec(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    const auto st = PQresultStatus(r);
+    const bool good = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!good) last_error_ = PQresultErrorMessage(r);
+    PQclear(r);
+    return good;
+  }
+  const std::string& last_error() const { return last_error_; }
+
+ private:
+  PGconn* conn_;
+  std::string last_error_;
+};
+
+// Round trips to PostgreSQL, counted on the client: the TCP data segments this process has sent
+// to the server (TCP_INFO's tcpi_data_segs_out, summed over every socket connected to the
+// server's port, whichever thread or connection sent them). libpq sets TCP_NODELAY and writes a
+// request's buffered messages at once, and loopback's MSS is 64 KiB, so a request of a few KiB is
+// one segment and the difference over an operation is its round trips. A larger request (a
+// pipeline of 20 entities) goes out in several writes of libpq's 8 KiB buffer and overcounts: the
+// engine row BM_Engine_Pg_PipelineBatch20, one round trip by construction, shows by how much. The
+// benchmarks read it before and after their loop (nothing else talks to the server meanwhile) and
+// report pg_round_trips per operation; nullopt when no TCP connection is found (a unix socket).
+class PgRoundTrips {
+ public:
+  static std::optional<std::uint64_t> Now() {
+    const int port = ServerPort();
+    if (port <= 0) return std::nullopt;
+    DIR* dir = ::opendir("/proc/self/fd");
+    if (dir == nullptr) return std::nullopt;
+    std::uint64_t total = 0;
+    bool found = false;
+    while (const dirent* d = ::readdir(dir)) {
+      const int fd = std::atoi(d->d_name);
+      struct stat st {};
+      if (d->d_name[0] == '.' || ::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) continue;
+      sockaddr_storage peer{};
+      socklen_t len = sizeof(peer);
+      if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &len) != 0) continue;
+      int peer_port = -1;
+      if (peer.ss_family == AF_INET) {
+        peer_port = ntohs(reinterpret_cast<const sockaddr_in*>(&peer)->sin_port);
+      } else if (peer.ss_family == AF_INET6) {
+        peer_port = ntohs(reinterpret_cast<const sockaddr_in6*>(&peer)->sin6_port);
+      }
+      tcp_info info{};
+      socklen_t info_len = sizeof(info);
+      if (peer_port != port || ::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &info_len) != 0) {
+        continue;
+      }
+      total += info.tcpi_data_segs_out;
+      found = true;
+    }
+    ::closedir(dir);
+    return found ? std::optional<std::uint64_t>(total) : std::nullopt;
+  }
+
+  // Sets counters["pg_round_trips"] to the round trips per operation since `before`.
+  static void Report(benchmark::State& state, std::optional<std::uint64_t> before,
+                     std::uint64_t operations) {
+    const auto after = Now();
+    if (!before || !after || *after < *before || operations == 0) return;
+    state.counters["pg_round_trips"] =
+        static_cast<double>(*after - *before) / static_cast<double>(operations);
+  }
+
+ private:
+  static int ServerPort() {
+    static const int port = [] {
+      if (PostgresUrl() == nullptr) return -1;
+      PgConn pg(PostgresUrl());
+      const char* host = pg.ok() ? PQhost(pg.get()) : nullptr;
+      if (host == nullptr || host[0] == '/') return -1;  // a unix socket
+      return std::atoi(PQport(pg.get()));
+    }();
+    return port;
+  }
+};
+
+inline std::string QuoteIdent(const std::string& name) { return "\"" + name + "\""; }
+
+// Drops a schema and everything in it (a scratch schema of a write row).
+inline void DropSchema(const std::string& schema) {
+  PgConn pg(PostgresUrl());
+  if (!pg.ok() || !pg.Exec("DROP SCHEMA IF EXISTS " + QuoteIdent(schema) + " CASCADE")) {
+    std::fprintf(stderr, "veil_bench_ledger: could not drop schema %s: %s%s\n", schema.c_str(),
+                 pg.error().c_str(), pg.last_error().c_str());
+  }
+}
+
+// A fresh schema name for a write row or a raw baseline: veil_bench_<what>_<pid>_<seq>.
+inline std::string ScratchSchema(const std::string& what) {
+  static std::atomic<int> seq{0};
+  return "veil_bench_" + what + "_" + std::to_string(::getpid()) + "_" +
+         std::to_string(seq.fetch_add(1));
+}
+
+}  // namespace veil::bench_ledger

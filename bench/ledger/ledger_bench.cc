@@ -1,0 +1,563 @@
+// Benchmarks of the ledger (ledger/ledger.h) on SQLite and PostgreSQL side by side, and through
+// the veil-ledger node's HTTP/JSON-RPC API; the engines' raw limits they are divided by are in
+// engine_bench.cc (same binary, same run). docs/notes/ledger.md ("Benchmarks") has the table.
+//
+// Environment:
+//   VEIL_BENCH_POSTGRES_URL   a PostgreSQL database (libpq URL); without it no PostgreSQL row is
+//                             registered. `scripts/pg-cluster start DIR` prints one.
+//   VEIL_BENCH_LEDGER_MAX_N   the largest read population, default 1000000; the read rows run at
+//                             N = 10^4, 10^5 and 10^6 up to this cap (10000: a smoke run).
+//   VEIL_BENCH_LEDGER_DATA    where the populated SQLite databases are cached, default
+//                             build/bench-data/ in the source tree.
+//   TMPDIR                    where the write rows' fresh SQLite databases and the fdatasync file
+//                             go (default /tmp); it must be a real disk, not tmpfs.
+//
+// Rows (wall time per operation, UseManualTime: each iteration times itself; p50_us and p99_us
+// counters are the per-operation percentiles), each for BACKEND in {sqlite, postgres}:
+//   BM_Ledger_Write_OneEntity/BACKEND   Submit of a transaction creating one entity (320-byte
+//                                       payload, 8 attributes), Ed25519-signed, instant mode
+//                                       (one block per transaction), durable (SQLite: WAL,
+//                                       synchronous=FULL on a file; PostgreSQL: synchronous
+//                                       commit). The transaction is signed in the loop outside
+//                                       the timed interval; Submit's decoding and signature
+//                                       verification (about 46 us) are inside it. items/s counts
+//                                       entities. A fresh database (file or schema) per run.
+//   BM_Ledger_Write_Batch20/BACKEND     the same with 20 creates per transaction; items/s counts
+//                                       entities (20 per transaction).
+//   BM_Ledger_<Read>/BACKEND/N          reads over a cached population of N entities (below):
+//     GetByKey            Get(key), full projection
+//     GetByAttribute      Query(`idx = I`): an equality returning 1 entity with its payload
+//     RangeQuery          Query(`score >= A && score < B`) with B - A sized for about 50 matches
+//                         at every N (score is uniform and independent of the id order)
+//     Page200             Query(`idx >= A && idx < A + 200`), limit 200: a page of 200 entities
+//                         with payloads and attributes
+//     BroadPage200        Query(`region = "rXX"`), limit 200: the first page of a filter that
+//                         matches N/16 entities
+//     In20                Query(`$key IN (20 keys)`): one statement
+//     CountSelective      Count(`bucket = B`): N/1000 matches
+//     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
+//                         above N = 10^4
+//   Counters: rows (entities returned per call), count and capped (1 when the count hit the
+//   cap) for the counts, ns_per_row (mean latency / entities returned or counted, where a call
+//   covers more than one); on PostgreSQL pg_round_trips, the round trips per operation counted
+//   from the client's TCP segments (bench_common.h, PgRoundTrips; the engine rows check it: 1 for
+//   SELECT 1 and a one-entity pipeline, 11 for statement per row; requests over 8 KiB, such as
+//   batches of 20, overcount).
+//   BM_Http_Write_OneEntity/BACKEND, BM_Http_<Read>/BACKEND/N: the same operations through an
+//   in-process HttpServer with the node's arkiv_* methods (apps/veil-ledger/node.h) and a
+//   RemoteLedger over a JsonRpcClient on 127.0.0.1: the service's own overhead. Built only when
+//   the veil_ledger_node library exists.
+//
+// Population (deterministic: the same bytes every time): entity i for i in [0, N) as in
+// bench_common.h, created by one Ed25519 key derived from a fixed label through the Ledger in
+// transactions of 200 creates, with a fixed block clock. SQLite: VEIL_BENCH_LEDGER_DATA/
+// ledger-v1-nN.db; PostgreSQL: schema veil_bench_ledger_v1_nN. A cache is reused when its live
+// count is N, rebuilt otherwise (absent or interrupted); bump kDataVersion when the population
+// changes. Populating 10^6 entities takes minutes per backend and is reported on stderr.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "bench_common.h"
+#include "veil/crypto/hash.h"
+#include "veil/ledger/ledger.h"
+#include "veil/ledger/transaction.h"
+
+#if VEIL_BENCH_LEDGER_HTTP
+#include "node.h"
+#include "veil/ledger/api.h"
+#include "veil/ledger/remote.h"
+#include "veil/net/http_server.h"
+#include "veil/net/json_rpc.h"
+#endif
+
+namespace veil::bench_ledger {
+namespace {
+
+using namespace veil::ledger;
+
+enum class Backend { kSqlite, kPostgres };
+
+const char* NameOf(Backend b) { return b == Backend::kSqlite ? "sqlite" : "postgres"; }
+
+constexpr std::uint64_t kChainId = 7;
+constexpr std::uint64_t kExpires = 1'000'000'000;  // far beyond any head a run reaches
+constexpr int kDataVersion = 1;                    // part of the cache names
+constexpr std::uint64_t kPopulateOps = 200;        // creates per population transaction
+constexpr std::uint64_t kRangeMatches = 50;        // expected matches of RangeQuery
+
+std::uint64_t MaxN() {
+  const char* v = std::getenv("VEIL_BENCH_LEDGER_MAX_N");
+  if (v == nullptr || *v == '\0') return 1'000'000;
+  return std::strtoull(v, nullptr, 10);
+}
+
+std::filesystem::path DataDir() {
+  const char* v = std::getenv("VEIL_BENCH_LEDGER_DATA");
+  return v != nullptr && *v != '\0' ? std::filesystem::path(v)
+                                    : std::filesystem::path(VEIL_BENCH_DATA_DIR);
+}
+
+CreateOp MakeCreate(std::uint64_t i) {
+  CreateOp c;
+  c.expires_block = kExpires;
+  c.content_type = "application/octet-stream";
+  c.payload = Payload(i);
+  c.attributes = {Attribute::Num("bucket", i % kBuckets), Attribute::Num("idx", i),
+                  Attribute::Str("kind", "doc"),          Attribute::Str("name", Name(i)),
+                  Attribute::Str("region", Region(i)),    Attribute::Num("score", Score(i)),
+                  Attribute::Str("status", StatusOf(i)),  Attribute::Num("version", 1)};
+  return c;
+}
+
+// An Ed25519 key from a label, and its transactions with consecutive nonces.
+class Signer {
+ public:
+  explicit Signer(std::string_view label)
+      : key_(crypto::Ed25519SigningKey::FromSeedBytes(crypto::Sha256(AsBytes(label))).value()) {}
+  Address address() const { return AddressOf(SigScheme::kEd25519, key_.public_key()); }
+  // A transaction creating entities [first, first + count), with the next nonce.
+  Result<Bytes> SignCreates(std::uint64_t first, std::uint64_t count) {
+    Transaction tx;
+    tx.chain_id = kChainId;
+    tx.nonce = nonce_++;
+    for (std::uint64_t i = first; i < first + count; ++i) tx.ops.push_back(MakeCreate(i));
+    return SignEd25519(tx, key_, Limits::Arkiv());
+  }
+
+ private:
+  crypto::Ed25519SigningKey key_;
+  std::uint64_t nonce_ = 0;
+};
+
+constexpr std::string_view kPopulationLabel = "veil.bench.ledger.population.v1";
+
+const Address& PopulationAddress() {
+  static const Address a = Signer(kPopulationLabel).address();
+  return a;
+}
+
+// SQLite: a file path; PostgreSQL: a schema in VEIL_BENCH_POSTGRES_URL's database.
+Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where) {
+  Result<std::unique_ptr<Store>> store = Internal("unset");
+  if (b == Backend::kSqlite) {
+    SqliteOptions o;
+    o.path = where;
+    store = OpenSqliteStore(o);
+  } else {
+    PostgresOptions o;
+    o.url = PostgresUrl();
+    o.schema = where;
+    store = OpenPostgresStore(o);
+  }
+  if (!store.ok()) return store.status();
+  LedgerOptions lo;
+  lo.chain_id = kChainId;
+  // A fixed block clock, so the population's block hashes are the same every time.
+  lo.clock_ms = [t = std::make_shared<std::atomic<std::uint64_t>>(1'700'000'000'000)] {
+    return t->fetch_add(2000);
+  };
+  VEIL_ASSIGN_OR_RETURN(auto ledger, Ledger::Open(std::move(store).value(), lo));
+  return std::shared_ptr<Ledger>(std::move(ledger));
+}
+
+// A fresh, empty ledger for one run of a write row: a new SQLite file in the scratch directory or
+// a new PostgreSQL schema; both are removed when the run ends.
+class ScratchLedger {
+ public:
+  explicit ScratchLedger(Backend b) : backend_(b) {
+    where_ = b == Backend::kSqlite ? ScratchDir::NewFile("ledger").string() + ".db"
+                                   : ScratchSchema("write");
+    auto l = OpenLedger(b, where_);
+    if (l.ok()) {
+      ledger_ = std::move(l).value();
+    } else {
+      status_ = l.status();
+    }
+  }
+  ~ScratchLedger() {
+    ledger_.reset();
+    if (backend_ == Backend::kSqlite) {
+      RemoveSqliteFiles(where_);
+    } else {
+      DropSchema(where_);
+    }
+  }
+  ScratchLedger(const ScratchLedger&) = delete;
+  ScratchLedger& operator=(const ScratchLedger&) = delete;
+
+  const Status& status() const { return status_; }
+  const std::shared_ptr<Ledger>& ledger() const { return ledger_; }
+
+ private:
+  Backend backend_;
+  std::string where_;
+  Status status_;
+  std::shared_ptr<Ledger> ledger_;
+};
+
+#if VEIL_BENCH_LEDGER_HTTP
+// The node's JSON-RPC methods over a ledger, served on 127.0.0.1 (a free port) with the node's
+// default server options, and a RemoteLedger client talking to it.
+class HttpFront {
+ public:
+  static Result<std::unique_ptr<HttpFront>> Start(std::shared_ptr<Ledger> ledger) {
+    std::unique_ptr<HttpFront> f(new HttpFront());
+    f->api_ = std::make_shared<LocalLedger>(std::move(ledger));
+    f->server_ = std::make_unique<net::HttpServer>(net::HttpServerOptions{});
+    f->dispatcher_ = std::make_unique<net::JsonRpcDispatcher>(net::JsonRpcDispatcherOptions{},
+                                                              f->server_->shared_metrics());
+    VEIL_RETURN_IF_ERROR(
+        ledger_node::RegisterLedgerMethods(*f->dispatcher_, f->api_, f->server_->shared_metrics()));
+    f->dispatcher_->Mount(*f->server_, "/rpc");
+    VEIL_RETURN_IF_ERROR(f->server_->Start());
+    VEIL_ASSIGN_OR_RETURN(
+        f->client_,
+        ledger_node::ConnectRemote("http://127.0.0.1:" + std::to_string(f->server_->port())));
+    return f;
+  }
+  ~HttpFront() {
+    client_.reset();
+    if (server_) (void)server_->Stop();
+    server_.reset();
+    dispatcher_.reset();
+    api_.reset();
+  }
+  HttpFront(const HttpFront&) = delete;
+  HttpFront& operator=(const HttpFront&) = delete;
+
+  RemoteLedger& client() { return *client_; }
+
+ private:
+  HttpFront() = default;
+  std::shared_ptr<LedgerApi> api_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::unique_ptr<net::JsonRpcDispatcher> dispatcher_;
+  std::unique_ptr<RemoteLedger> client_;
+};
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+// Api: Ledger or RemoteLedger (both have Submit(ByteView) -> Result<TxReceipt>).
+template <class Api>
+void WriteLoop(benchmark::State& state, Api& api, Backend b, std::uint64_t batch) {
+  Signer signer("veil.bench.ledger.writer.v1");
+  Latencies lat(state);
+  const auto trips = b == Backend::kPostgres ? PgRoundTrips::Now() : std::nullopt;
+  std::uint64_t next = 0;
+  for (auto _ : state) {
+    auto tx = signer.SignCreates(next, batch);  // outside the timed interval
+    if (!tx.ok()) {
+      state.SkipWithError(("sign: " + tx.status().ToString()).c_str());
+      break;
+    }
+    auto r = lat.Time([&] { return api.Submit(*tx); });
+    if (!r.ok() || !r->status.ok()) {
+      state.SkipWithError(
+          ("submit: " + (r.ok() ? r->status.ToString() : r.status().ToString())).c_str());
+      break;
+    }
+    next += batch;
+  }
+  PgRoundTrips::Report(state, trips, next / batch);
+  lat.Report();
+  state.SetItemsProcessed(static_cast<std::int64_t>(next));
+}
+
+void BM_Write(benchmark::State& state, Backend b, std::uint64_t batch, bool http) {
+  ScratchLedger scratch(b);
+  if (!scratch.status().ok()) {
+    state.SkipWithError(("open: " + scratch.status().ToString()).c_str());
+    return;
+  }
+  if (!http) {
+    WriteLoop(state, *scratch.ledger(), b, batch);
+    return;
+  }
+#if VEIL_BENCH_LEDGER_HTTP
+  auto front = HttpFront::Start(scratch.ledger());
+  if (!front.ok()) {
+    state.SkipWithError(("http: " + front.status().ToString()).c_str());
+    return;
+  }
+  WriteLoop(state, (*front)->client(), b, batch);
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cached populations
+
+struct Population {
+  std::shared_ptr<Ledger> ledger;
+#if VEIL_BENCH_LEDGER_HTTP
+  std::unique_ptr<HttpFront> http;  // started on first use
+#endif
+};
+
+Status Populate(Ledger& ledger, Backend b, std::uint64_t n) {
+  std::fprintf(stderr, "veil_bench_ledger: populating %s with %llu entities...\n", NameOf(b),
+               static_cast<unsigned long long>(n));
+  const auto t0 = std::chrono::steady_clock::now();
+  Signer signer(kPopulationLabel);
+  std::uint64_t reported = 0;
+  for (std::uint64_t first = 0; first < n; first += kPopulateOps) {
+    VEIL_ASSIGN_OR_RETURN(auto tx, signer.SignCreates(first, std::min(kPopulateOps, n - first)));
+    VEIL_ASSIGN_OR_RETURN(auto r, ledger.Submit(tx));
+    VEIL_RETURN_IF_ERROR(r.status);
+    if ((first + kPopulateOps) * 10 / n > reported) {
+      reported = (first + kPopulateOps) * 10 / n;
+      std::fprintf(stderr, "  %llu%%\n", static_cast<unsigned long long>(reported * 10));
+    }
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "veil_bench_ledger: populated %s with %llu entities in %.1f s (%.0f/s)\n",
+               NameOf(b), static_cast<unsigned long long>(n), s, static_cast<double>(n) / s);
+  return Status::Ok();
+}
+
+// The population of N entities on backend b: opened from the cache, or built.
+Result<Population*> GetPopulation(Backend b, std::uint64_t n) {
+  static std::map<std::pair<Backend, std::uint64_t>, std::unique_ptr<Population>> cache;
+  auto& slot = cache[{b, n}];
+  if (slot) return slot.get();
+  const std::string stem = "ledger_v" + std::to_string(kDataVersion) + "_n" + std::to_string(n);
+  std::string where;
+  if (b == Backend::kSqlite) {
+    std::error_code ec;
+    std::filesystem::create_directories(DataDir(), ec);
+    where =
+        (DataDir() / ("ledger-v" + std::to_string(kDataVersion) + "-n" + std::to_string(n) + ".db"))
+            .string();
+  } else {
+    where = "veil_bench_" + stem;
+  }
+  VEIL_ASSIGN_OR_RETURN(auto ledger, OpenLedger(b, where));
+  VEIL_ASSIGN_OR_RETURN(auto live, ledger->Count("*"));
+  if (live.count != n || live.capped) {
+    if (live.count != 0) {
+      std::fprintf(stderr, "veil_bench_ledger: %s holds %llu entities, not %llu: rebuilding\n",
+                   where.c_str(), static_cast<unsigned long long>(live.count),
+                   static_cast<unsigned long long>(n));
+    }
+    ledger.reset();
+    if (b == Backend::kSqlite) {
+      RemoveSqliteFiles(where);
+    } else {
+      DropSchema(where);
+    }
+    VEIL_ASSIGN_OR_RETURN(ledger, OpenLedger(b, where));
+    VEIL_RETURN_IF_ERROR(Populate(*ledger, b, n));
+  }
+  slot = std::make_unique<Population>();
+  slot->ledger = std::move(ledger);
+  return slot.get();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+enum class Read {
+  kGetByKey,
+  kGetByAttribute,
+  kRangeQuery,
+  kPage200,
+  kBroadPage200,
+  kIn20,
+  kCountSelective,
+  kCountBroad,
+};
+
+constexpr std::pair<Read, const char*> kReads[] = {
+    {Read::kGetByKey, "GetByKey"},
+    {Read::kGetByAttribute, "GetByAttribute"},
+    {Read::kRangeQuery, "RangeQuery"},
+    {Read::kPage200, "Page200"},
+    {Read::kBroadPage200, "BroadPage200"},
+    {Read::kIn20, "In20"},
+    {Read::kCountSelective, "CountSelective"},
+    {Read::kCountBroad, "CountBroad"},
+};
+
+std::string KeyHex(std::uint64_t i) {
+  return "0x" + ToHex(DeriveEntityKey(kChainId, PopulationAddress(), i));
+}
+
+// The query of one iteration and the number of entities it must return (-1: any).
+struct QueryCase {
+  std::string text;
+  QueryOptions options;
+  long expect = -1;
+};
+
+QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
+  QueryCase q;
+  const std::uint64_t i = Mix(rng++) % n;
+  switch (kind) {
+    case Read::kGetByAttribute:
+      q.text = "idx = " + std::to_string(i);
+      q.expect = 1;
+      break;
+    case Read::kRangeQuery: {
+      const std::uint64_t width = kScoreRange / n * kRangeMatches;
+      const std::uint64_t lo = Mix(rng++) % (kScoreRange - width);
+      q.text = "score >= " + std::to_string(lo) + " && score < " + std::to_string(lo + width);
+      break;
+    }
+    case Read::kPage200: {
+      const std::uint64_t a = n > 200 ? i % (n - 200) : 0;
+      q.text = "idx >= " + std::to_string(a) + " && idx < " + std::to_string(a + 200);
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
+      break;
+    }
+    case Read::kBroadPage200:
+      q.text = "region = \"" + Region(i) + "\"";
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n / kRegions, 200));
+      break;
+    case Read::kIn20:
+      q.text = "$key IN (";
+      for (int k = 0; k < 20; ++k) q.text += (k == 0 ? "" : ", ") + KeyHex(Mix(rng++) % n);
+      q.text += ")";
+      q.expect = -1;  // 20 unless two picks collide
+      break;
+    case Read::kCountSelective:
+      q.text = "bucket = " + std::to_string(i % kBuckets);
+      break;
+    case Read::kCountBroad:
+      q.text = "kind = \"doc\"";
+      break;
+    case Read::kGetByKey:
+      break;
+  }
+  q.options.limit = 200;
+  return q;
+}
+
+// Api: Ledger or RemoteLedger (the same Get/Query/Count signatures).
+template <class Api>
+void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint64_t n) {
+  Latencies lat(state);
+  std::uint64_t rng = 1;
+  std::uint64_t rows = 0;
+  std::uint64_t capped = 0;
+  const auto trips = b == Backend::kPostgres ? PgRoundTrips::Now() : std::nullopt;
+  for (auto _ : state) {
+    if (kind == Read::kGetByKey) {
+      const EntityKey key = DeriveEntityKey(kChainId, PopulationAddress(), Mix(rng++) % n);
+      auto r = lat.Time([&] { return api.Get(key, Projection::All()); });
+      if (!r.ok() || !r->has_value()) {
+        state.SkipWithError(r.ok() ? "entity not found" : r.status().ToString().c_str());
+        break;
+      }
+      ++rows;
+    } else if (kind == Read::kCountSelective || kind == Read::kCountBroad) {
+      const QueryCase q = MakeQuery(kind, n, rng);
+      auto r = lat.Time([&] { return api.Count(q.text); });
+      if (!r.ok()) {
+        state.SkipWithError(r.status().ToString().c_str());
+        break;
+      }
+      rows += r->count;
+      if (r->capped) ++capped;
+    } else {
+      const QueryCase q = MakeQuery(kind, n, rng);
+      auto r = lat.Time([&] { return api.Query(q.text, q.options); });
+      if (!r.ok()) {
+        state.SkipWithError(r.status().ToString().c_str());
+        break;
+      }
+      if (q.expect >= 0 && r->entities.size() != static_cast<std::size_t>(q.expect)) {
+        state.SkipWithError(("unexpected row count for " + q.text).c_str());
+        break;
+      }
+      rows += r->entities.size();
+    }
+  }
+  PgRoundTrips::Report(state, trips, static_cast<std::uint64_t>(state.iterations()));
+  lat.Report();
+  const double seconds = lat.total_seconds();
+  const auto iters = static_cast<double>(state.iterations());
+  if (iters > 0) {
+    const bool counting = kind == Read::kCountSelective || kind == Read::kCountBroad;
+    state.counters[counting ? "count" : "rows"] = static_cast<double>(rows) / iters;
+    if (counting) state.counters["capped"] = static_cast<double>(capped) / iters;
+    // Per entity returned or counted, where a call covers more than one.
+    if (static_cast<double>(rows) > iters) {
+      state.counters["ns_per_row"] = seconds * 1e9 / static_cast<double>(rows);
+    }
+  }
+}
+
+void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  auto pop = GetPopulation(b, n);
+  if (!pop.ok()) {
+    state.SkipWithError(("population: " + pop.status().ToString()).c_str());
+    return;
+  }
+  if (!http) {
+    ReadLoop(state, *(*pop)->ledger, b, kind, n);
+    return;
+  }
+#if VEIL_BENCH_LEDGER_HTTP
+  if (!(*pop)->http) {
+    auto front = HttpFront::Start((*pop)->ledger);
+    if (!front.ok()) {
+      state.SkipWithError(("http: " + front.status().ToString()).c_str());
+      return;
+    }
+    (*pop)->http = std::move(front).value();
+  }
+  ReadLoop(state, (*pop)->http->client(), b, kind, n);
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registration: the PostgreSQL rows only with VEIL_BENCH_POSTGRES_URL, N up to the cap.
+
+void RegisterAll(const std::string& prefix, bool http) {
+  std::vector<Backend> backends = {Backend::kSqlite};
+  if (PostgresUrl() != nullptr) backends.push_back(Backend::kPostgres);
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t n : {10'000, 100'000, 1'000'000}) {
+    if (static_cast<std::uint64_t>(n) <= MaxN()) sizes.push_back(n);
+  }
+  for (Backend b : backends) {
+    const std::string suffix = std::string("/") + NameOf(b);
+    benchmark::RegisterBenchmark((prefix + "_Write_OneEntity" + suffix).c_str(), BM_Write, b,
+                                 std::uint64_t{1}, http)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+    if (!http) {
+      benchmark::RegisterBenchmark((prefix + "_Write_Batch20" + suffix).c_str(), BM_Write, b,
+                                   std::uint64_t{20}, http)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+    for (const auto& [kind, name] : kReads) {
+      if (sizes.empty()) break;
+      auto* bm = benchmark::RegisterBenchmark((prefix + "_" + name + suffix).c_str(), BM_Read, b,
+                                              kind, http);
+      bm->UseManualTime()->Unit(benchmark::kMicrosecond);
+      for (std::int64_t n : sizes) bm->Arg(n);
+    }
+  }
+}
+
+const bool kRegistered = [] {
+  RegisterAll("BM_Ledger", false);
+#if VEIL_BENCH_LEDGER_HTTP
+  RegisterAll("BM_Http", true);
+#endif
+  return true;
+}();
+
+}  // namespace
+}  // namespace veil::bench_ledger
