@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS blocks(
 CREATE TABLE IF NOT EXISTS txs(
   block bigint NOT NULL, idx integer NOT NULL, hash bytea NOT NULL, body bytea NOT NULL,
   gas bigint NOT NULL, PRIMARY KEY(block, idx));
+CREATE INDEX IF NOT EXISTS txs_hash ON txs(hash);
 CREATE TABLE IF NOT EXISTS changes(
   seq bigint PRIMARY KEY, block bigint NOT NULL, kind smallint NOT NULL, key bytea NOT NULL,
   entity_hash bytea NOT NULL);
@@ -898,6 +899,23 @@ class PostgresStore final : public Store {
       out.push_back(std::move(t));
     }
     return out;
+  }
+
+  // One index lookup (txs_hash) instead of the default scan of every block.
+  Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head) override {
+    VEIL_ASSIGN_OR_RETURN(auto r, ExecCached("SELECT block, idx, body, gas FROM txs WHERE hash = "
+                                             "$1 AND block <= $2 ORDER BY block LIMIT 1",
+                                             {Bytea(hash), Int8(I64(head))}));
+    if (PQntuples(r.get()) == 0) return std::optional<StoredTx>();
+    Row row(r.get(), 0);
+    StoredTx t;
+    t.block = row.U64(0);
+    t.index = static_cast<std::uint32_t>(row.Int(1));
+    t.hash = hash;
+    t.encoded = row.Blob(2);
+    t.gas = row.U64(3);
+    VEIL_RETURN_IF_ERROR(row.status());
+    return std::optional<StoredTx>(std::move(t));
   }
 
   Result<std::vector<Change>> GetBlockChanges(std::uint64_t number) override {

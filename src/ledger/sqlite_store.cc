@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS blocks(
 CREATE TABLE IF NOT EXISTS txs(
   block INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL, body BLOB NOT NULL,
   gas INTEGER NOT NULL, PRIMARY KEY(block, idx)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS txs_hash ON txs(hash);
 CREATE TABLE IF NOT EXISTS changes(
   seq INTEGER PRIMARY KEY, block INTEGER NOT NULL, kind INTEGER NOT NULL, key BLOB NOT NULL,
   entity_hash BLOB NOT NULL);
@@ -373,6 +374,27 @@ class SqliteStore final : public Store {
       t.encoded.assign(b.begin(), b.end());
       t.gas = s->ColU64(3);
       out.push_back(std::move(t));
+    }
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
+  }
+
+  // One index lookup (txs_hash) instead of the default scan of every block.
+  Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head) override {
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT block, idx, body, gas FROM txs WHERE hash = ? "
+                                          "AND block <= ? ORDER BY block LIMIT 1"));
+    s->Blob(1, hash);
+    s->Int(2, I64(head));
+    std::optional<StoredTx> out;
+    if (s->Step()) {
+      StoredTx t;
+      t.block = s->ColU64(0);
+      t.index = static_cast<std::uint32_t>(s->ColInt(1));
+      t.hash = hash;
+      const ByteView b = s->ColBlob(2);
+      t.encoded.assign(b.begin(), b.end());
+      t.gas = s->ColU64(3);
+      out = std::move(t);
     }
     VEIL_RETURN_IF_ERROR(s->status());
     return out;

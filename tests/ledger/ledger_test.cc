@@ -984,6 +984,31 @@ TEST_P(PostgresLedgerTest, TwoNodesShareOneChain) {
 }
 
 // A node whose head is stale gets HeadConflict from the store and writes nothing.
+// Receipts by transaction hash (the stores' indexed FindTx) and blocks with their hashes.
+TEST_P(LedgerTest, ReceiptsAndBlocksByHash) {
+  Open();
+  Wallet w;
+  std::vector<TxReceipt> landed;
+  for (int i = 0; i < 3; ++i) landed.push_back(Submit(w, {Create(1000), Create(1000)}));
+  const TxReceipt failed = *ledger_->Submit(Sign(w, {Create(1000)}, 0));  // a replay
+  ASSERT_FALSE(failed.status.ok());
+  for (const TxReceipt& r : landed) {
+    ASSERT_TRUE(r.status.ok());
+    auto got = ledger_->GetReceipt(r.tx_hash);
+    ASSERT_TRUE(got.ok() && got->has_value()) << got.status().ToString();
+    EXPECT_EQ((*got)->block, r.block);
+    EXPECT_EQ((*got)->index, std::optional<std::uint32_t>(0));
+    EXPECT_EQ((*got)->created, r.created);
+    auto block = ledger_->GetBlock(r.block);
+    ASSERT_TRUE(block.ok() && block->has_value());
+    EXPECT_EQ((*block)->tx_hashes, std::vector<Hash32>{r.tx_hash});
+  }
+  // A failed transaction changed nothing and is not stored; nor is an unknown hash.
+  EXPECT_EQ(*ledger_->GetReceipt(failed.tx_hash), std::nullopt);
+  EXPECT_EQ(*ledger_->GetReceipt(Hash32{}), std::nullopt);
+  EXPECT_EQ(*ledger_->GetBlock(Head() + 1), std::nullopt);
+}
+
 // Counts the validation reads and block writes that reach a store, forwarding everything.
 class CountingStore : public Store {
  public:
