@@ -86,6 +86,23 @@ Fe25519 FeInvert(const Fe25519& a) {
   return FeMul(FePow2k(e250, 5), z11);  // 2^255 - 32 + 11 = p - 2
 }
 
+void FeInvertBatch(std::span<Fe25519> values, std::span<Fe25519> scratch) {
+  const std::size_t n = values.size();
+  if (n == 0) return;
+  // scratch[i] = values[0] ... values[i-1]; one inversion of the full product, then each inverse.
+  Fe25519 acc = kFeOne;
+  for (std::size_t i = 0; i < n; ++i) {
+    scratch[i] = acc;
+    acc = FeMul(acc, values[i]);
+  }
+  Fe25519 inv = FeInvert(acc);
+  for (std::size_t i = n; i-- > 0;) {
+    const Fe25519 v = values[i];
+    values[i] = FeMul(inv, scratch[i]);
+    inv = FeMul(inv, v);
+  }
+}
+
 Fe25519 FePowP58(const Fe25519& a) {
   const auto [e250, z11] = Pow22501(a);
   return FeMul(FePow2k(e250, 2), a);  // 2^252 - 4 + 1

@@ -104,19 +104,9 @@ std::vector<CompressedEdwardsY> EdwardsPoint::EncodeBatch(std::span<const Edward
   std::vector<CompressedEdwardsY> out;
   if (n == 0) return out;
   out.reserve(n);
-  // prefix[i] = Z_0 ... Z_{i-1}; one inversion of the full product, then each 1/Z_i from it.
-  std::vector<Fe25519> prefix(n);
-  Fe25519 acc = crypto::kFeOne;
-  for (std::size_t i = 0; i < n; ++i) {
-    prefix[i] = acc;
-    acc = FeMul(acc, points[i].e_.z);
-  }
-  Fe25519 inv = crypto::FeInvert(acc);
-  std::vector<Fe25519> z_inv(n);
-  for (std::size_t i = n; i-- > 0;) {
-    z_inv[i] = FeMul(inv, prefix[i]);
-    inv = FeMul(inv, points[i].e_.z);
-  }
+  std::vector<Fe25519> z_inv(n), scratch(n);
+  for (std::size_t i = 0; i < n; ++i) z_inv[i] = points[i].e_.z;
+  crypto::FeInvertBatch(z_inv, scratch);
   for (std::size_t i = 0; i < n; ++i) {
     const Fe25519 x = FeMul(points[i].e_.x, z_inv[i]);
     const Fe25519 y = FeMul(points[i].e_.y, z_inv[i]);

@@ -41,24 +41,21 @@ Extended Times16(const Extended& q) {
   return internal::ToExtended(c);
 }
 
+// The affine Niels form of a point, given 1/Z.
+AffineNiels ToAffineNiels(const Extended& p, const Fe25519& z_inv) {
+  const Fe25519 x = FeMul(p.x, z_inv);
+  const Fe25519 y = FeMul(p.y, z_inv);
+  return {FeAdd(y, x), FeSub(y, x), FeMul(FeMul(x, y), internal::kD2)};
+}
+
 // The affine Niels forms of many points with one field inversion (Montgomery's trick).
 std::vector<AffineNiels> ToAffineNielsBatch(std::span<const Extended> points) {
   const std::size_t n = points.size();
-  std::vector<Fe25519> prefix(n);
-  Fe25519 acc = crypto::kFeOne;
-  for (std::size_t i = 0; i < n; ++i) {
-    prefix[i] = acc;
-    acc = FeMul(acc, points[i].z);
-  }
-  Fe25519 inv = crypto::FeInvert(acc);
+  std::vector<Fe25519> z_inv(n), scratch(n);
+  for (std::size_t i = 0; i < n; ++i) z_inv[i] = points[i].z;
+  crypto::FeInvertBatch(z_inv, scratch);
   std::vector<AffineNiels> out(n);
-  for (std::size_t i = n; i-- > 0;) {
-    const Fe25519 zinv = FeMul(inv, prefix[i]);
-    inv = FeMul(inv, points[i].z);
-    const Fe25519 x = FeMul(points[i].x, zinv);
-    const Fe25519 y = FeMul(points[i].y, zinv);
-    out[i] = {FeAdd(y, x), FeSub(y, x), FeMul(FeMul(x, y), internal::kD2)};
-  }
+  for (std::size_t i = 0; i < n; ++i) out[i] = ToAffineNiels(points[i], z_inv[i]);
   return out;
 }
 
@@ -152,14 +149,15 @@ struct VartimeScratch {
   std::vector<StrausDigit> digits;
   std::vector<AffineNiels> niels;
   std::vector<Fe25519> prefix;
+  std::vector<Fe25519> z_inv;
   std::vector<std::array<std::uint64_t, 4>> words;
   std::vector<std::uint8_t> carries;
 
   std::size_t Bytes() const {
     return tables.capacity() * sizeof(tables[0]) + nafs.capacity() * sizeof(nafs[0]) +
            digits.capacity() * sizeof(digits[0]) + niels.capacity() * sizeof(niels[0]) +
-           prefix.capacity() * sizeof(prefix[0]) + words.capacity() * sizeof(words[0]) +
-           carries.capacity();
+           prefix.capacity() * sizeof(prefix[0]) + z_inv.capacity() * sizeof(z_inv[0]) +
+           words.capacity() * sizeof(words[0]) + carries.capacity();
   }
   void ReleaseIfLarge() {
     constexpr std::size_t kScratchKeep = std::size_t{8} << 20;
@@ -245,23 +243,14 @@ Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const Ristr
   }
   // The points in affine Niels form, with one field inversion (Montgomery's trick).
   auto& niels = scratch.niels;
+  auto& z_inv = scratch.z_inv;
   auto& prefix = scratch.prefix;
   niels.resize(n);
+  z_inv.resize(n);
   prefix.resize(n);
-  Fe25519 acc = crypto::kFeOne;
-  for (std::size_t j = 0; j < n; ++j) {
-    prefix[j] = acc;
-    acc = FeMul(acc, points[j].edwards().z);
-  }
-  Fe25519 inv = crypto::FeInvert(acc);
-  for (std::size_t j = n; j-- > 0;) {
-    const Extended& p = points[j].edwards();
-    const Fe25519 zinv = FeMul(inv, prefix[j]);
-    inv = FeMul(inv, p.z);
-    const Fe25519 x = FeMul(p.x, zinv);
-    const Fe25519 y = FeMul(p.y, zinv);
-    niels[j] = {FeAdd(y, x), FeSub(y, x), FeMul(FeMul(x, y), internal::kD2)};
-  }
+  for (std::size_t j = 0; j < n; ++j) z_inv[j] = points[j].edwards().z;
+  crypto::FeInvertBatch(z_inv, prefix);
+  for (std::size_t j = 0; j < n; ++j) niels[j] = ToAffineNiels(points[j].edwards(), z_inv[j]);
 
   const std::size_t bucket_count = std::size_t{1} << (w - 1);
   const std::int32_t radix = std::int32_t{1} << w;

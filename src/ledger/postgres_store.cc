@@ -791,13 +791,7 @@ class PostgresStore final : public Store {
     }
     // PostgreSQL keeps no cheap per-statement row counter; rows returned is the lower bound.
     page.stats.rows_scanned = page.entities.size();
-    for (const auto& e : page.entities) {
-      page.stats.bytes_returned += e.payload.size() + e.content_type.size() + 100;
-      for (const auto& a : e.attributes) {
-        page.stats.bytes_returned +=
-            a.name.size() + (a.value.index() == 0 ? 8 : std::get<std::string>(a.value).size());
-      }
-    }
+    for (const auto& e : page.entities) page.stats.bytes_returned += ReturnedBytes(e);
     return page;
   }
 

@@ -244,13 +244,7 @@ class SqliteStore final : public Store {
     VEIL_RETURN_IF_ERROR(s->status());
     page.stats.rows_scanned = Scanned(*s) + page.entities.size();
     if (r.projection.attributes) VEIL_RETURN_IF_ERROR(LoadAttributes(&page.entities));
-    for (const auto& e : page.entities) {
-      page.stats.bytes_returned += e.payload.size() + e.content_type.size() + 100;
-      for (const auto& a : e.attributes) {
-        page.stats.bytes_returned +=
-            a.name.size() + (a.value.index() == 0 ? 8 : std::get<std::string>(a.value).size());
-      }
-    }
+    for (const auto& e : page.entities) page.stats.bytes_returned += ReturnedBytes(e);
     return page;
   }
 

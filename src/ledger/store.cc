@@ -2,6 +2,7 @@
 #include "veil/ledger/store.h"
 
 #include <string_view>
+#include <variant>
 
 namespace veil::ledger {
 namespace {
@@ -10,6 +11,14 @@ constexpr std::string_view kHeadConflictPrefix = "chain head moved";
 
 Status HeadConflict(const std::string& detail) {
   return Unavailable(std::string(kHeadConflictPrefix) + ": " + detail);
+}
+
+std::uint64_t ReturnedBytes(const Entity& e) {
+  std::uint64_t n = e.payload.size() + e.content_type.size() + 100;
+  for (const auto& a : e.attributes) {
+    n += a.name.size() + (a.value.index() == 0 ? 8 : std::get<std::string>(a.value).size());
+  }
+  return n;
 }
 
 bool IsHeadConflict(const Status& s) {

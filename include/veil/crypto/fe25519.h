@@ -159,6 +159,10 @@ std::uint64_t FeIsNegative(const Fe25519& a);
 Fe25519 FeAbs(const Fe25519& a);
 // a^-1 = a^(p-2); 0 maps to 0.
 Fe25519 FeInvert(const Fe25519& a);
+// Inverts every element of `values` in place with one inversion (Montgomery's trick: three
+// multiplications an element). `scratch` holds at least values.size() elements. Constant time in
+// the values; no element may be zero.
+void FeInvertBatch(std::span<Fe25519> values, std::span<Fe25519> scratch);
 // a^((p-5)/8) = a^(2^252 - 3), the core of a square root.
 Fe25519 FePowP58(const Fe25519& a);
 

@@ -96,6 +96,10 @@ struct QueryStats {
   std::uint64_t bytes_returned = 0;
 };
 
+// The bytes a page reports for an entity (payload, content type, attribute names and values, and
+// 100 for the fixed fields): one definition for every backend's QueryStats.
+std::uint64_t ReturnedBytes(const Entity& e);
+
 struct StorePage {
   std::vector<Entity> entities;  // descending id; unprojected fields left default
   bool more = false;             // at least one more row after the last
