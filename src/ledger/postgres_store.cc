@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "sql_filter.h"
 #include "veil/ledger/store.h"
 
 namespace veil::ledger {
@@ -378,7 +379,7 @@ struct PipelineError {
 // The smallest valid UTF-8 string above every string that starts with `prefix` (bytewise, which
 // is code-point order): the last code point incremented (U+10FFFF dropped and its predecessor
 // incremented instead). Empty: there is no such bound.
-std::string PrefixUpperBound(std::string prefix) {
+std::string Utf8PrefixUpperBound(std::string prefix) {
   while (!prefix.empty()) {
     std::size_t start = prefix.size() - 1;
     while (start > 0 && (static_cast<unsigned char>(prefix[start]) & 0xC0) == 0x80) --start;
@@ -1302,138 +1303,57 @@ class PostgresStore final : public Store {
     return c;
   }
 
-  static Status CompileExpr(const query::Expr& e, Compiled* c) {
-    using K = query::Expr::Kind;
-    switch (e.kind) {
-      case K::kAll:
-        c->sql += "true";
-        return Status::Ok();
-      case K::kNot:
-        c->sql += "NOT (";
-        VEIL_RETURN_IF_ERROR(CompileExpr(e.children[0], c));
-        c->sql += ")";
-        return Status::Ok();
-      case K::kAnd:
-      case K::kOr:
-        c->sql += "(";
-        for (std::size_t i = 0; i < e.children.size(); ++i) {
-          if (i > 0) c->sql += e.kind == K::kAnd ? " AND " : " OR ";
-          VEIL_RETURN_IF_ERROR(CompileExpr(e.children[i], c));
-        }
-        c->sql += ")";
-        return Status::Ok();
-      case K::kPredicate:
-        return CompilePredicate(e.predicate, c);
+  // PostgreSQL's side of the shared filter compiler: `$n` placeholders with typed binary
+  // parameters, IN lists as one array parameter (the statement text does not depend on the
+  // list's length), globs as anchored regular expressions, meta fields on `e.` directly.
+  class Dialect final : public sql::SqlDialect {
+   public:
+    explicit Dialect(Compiled* c) : c_(c) {}
+    Result<std::string> Bind(const query::Literal& v, bool biased) override {
+      VEIL_ASSIGN_OR_RETURN(PgParam p, ToParam(v, biased));
+      return c_->Add(std::move(p));
     }
-    return Internal("unknown expression kind");
-  }
-
-  static const char* OpSql(query::CmpOp op) {
-    switch (op) {
-      case query::CmpOp::kEq:
-        return " = ";
-      case query::CmpOp::kLt:
-        return " < ";
-      case query::CmpOp::kLe:
-        return " <= ";
-      case query::CmpOp::kGt:
-        return " > ";
-      case query::CmpOp::kGe:
-        return " >= ";
-      default:
-        return "";
-    }
-  }
-
-  static Result<PgParam> ToParam(const query::Literal& v, bool numeric_biased) {
-    if (const auto* n = std::get_if<std::uint64_t>(&v)) {
-      return Int8(numeric_biased ? Biased(*n) : I64(*n));
-    }
-    if (const auto* s = std::get_if<std::string>(&v)) {
-      if (!ValidPgText(*s)) return InvalidArgument("query: a string is not UTF-8 without NUL");
-      return Text(*s);
-    }
-    return Bytea(std::get<Bytes>(v));
-  }
-
-  // `column` compared by `p` (the values already type-checked by the parser).
-  static Status CompileComparison(const std::string& column, const query::Predicate& p, bool biased,
-                                  Compiled* c) {
-    using query::CmpOp;
-    if (p.op == CmpOp::kIn || p.op == CmpOp::kNotIn) {
-      // One array parameter: the statement text does not depend on the list's length.
-      const auto& first = p.values[0];
+    Result<std::string> InList(const std::string& column, const std::vector<query::Literal>& values,
+                               bool biased) override {
+      const auto& first = values[0];
       ArrayParam a = first.index() == 0   ? Int8Array()
                      : first.index() == 1 ? TextArray()
                                           : ByteaArray();
-      for (const auto& v : p.values) {
+      for (const auto& v : values) {
         VEIL_ASSIGN_OR_RETURN(PgParam one, ToParam(v, biased));
         a.Add(one.data);
       }
-      c->sql += column + " = ANY(" + c->Add(a.Build()) + ")";
-      return Status::Ok();
+      return column + " = ANY(" + c_->Add(a.Build()) + ")";
     }
-    if (p.op == CmpOp::kGlob || p.op == CmpOp::kNotGlob) {
-      const std::string& pattern = std::get<std::string>(p.values[0]);
+    Result<std::string> GlobMatch(const std::string& column, const std::string& pattern) override {
       if (!ValidPgText(pattern)) return InvalidArgument("query: a string is not UTF-8 without NUL");
       const auto re = GlobToRegex(pattern);
-      if (!re) {
-        c->sql += "false";  // an unterminated set matches nothing (as in SQLite)
-        return Status::Ok();
-      }
-      c->sql += column + " ~ " + c->Add(Text(*re));
-      // A literal prefix bounds the index range.
-      std::string prefix;
-      for (char ch : pattern) {
-        if (ch == '*' || ch == '?' || ch == '[') break;
-        prefix.push_back(ch);
-      }
-      if (!prefix.empty()) {
-        c->sql += " AND " + column + " >= " + c->Add(Text(prefix));
-        const std::string upper = PrefixUpperBound(prefix);
-        if (!upper.empty()) c->sql += " AND " + column + " < " + c->Add(Text(upper));
-      }
-      return Status::Ok();
+      if (!re) return std::string("false");  // an unterminated set matches nothing (as in SQLite)
+      return column + " ~ " + c_->Add(Text(*re));
     }
-    VEIL_ASSIGN_OR_RETURN(PgParam v, ToParam(p.values[0], biased));
-    c->sql += column + OpSql(p.op) + c->Add(std::move(v));
-    return Status::Ok();
-  }
+    std::string PrefixUpperBound(std::string prefix) const override {
+      return Utf8PrefixUpperBound(std::move(prefix));
+    }
+    const char* True() const override { return "true"; }
+    bool MetaViaIdSubquery() const override { return false; }
 
-  static Status CompilePredicate(const query::Predicate& p, Compiled* c) {
-    using query::CmpOp;
-    using query::Field;
-    const bool negated = p.op == CmpOp::kNotIn || p.op == CmpOp::kNotGlob;
-    if (negated) c->sql += "NOT (";
-    switch (p.field) {
-      case Field::kAttribute: {
-        const bool numeric = p.values[0].index() == 0;
-        if (!ValidPgText(p.name)) return InvalidArgument("query: bad attribute name");
-        c->sql += std::string("e.id IN (SELECT entity_id FROM ") +
-                  (numeric ? "attr_num" : "attr_str") + " WHERE name = " + c->Add(Text(p.name)) +
-                  " AND ";
-        VEIL_RETURN_IF_ERROR(CompileComparison("value", p, numeric, c));
-        c->sql += ")";
-        break;
+   private:
+    static Result<PgParam> ToParam(const query::Literal& v, bool numeric_biased) {
+      if (const auto* n = std::get_if<std::uint64_t>(&v)) {
+        return Int8(numeric_biased ? Biased(*n) : I64(*n));
       }
-      case Field::kKey:
-        VEIL_RETURN_IF_ERROR(CompileComparison("e.key", p, false, c));
-        break;
-      case Field::kOwner:
-      case Field::kCreator:
-        c->sql += p.field == Field::kOwner ? "e.owner_id IN " : "e.creator_id IN ";
-        c->sql += "(SELECT id FROM accounts WHERE ";
-        VEIL_RETURN_IF_ERROR(CompileComparison("address", p, false, c));
-        c->sql += ")";
-        break;
-      case Field::kExpiresAt:
-      case Field::kCreatedAtBlock:
-        VEIL_RETURN_IF_ERROR(CompileComparison(
-            p.field == Field::kExpiresAt ? "e.expires_block" : "e.created_block", p, false, c));
-        break;
+      if (const auto* s = std::get_if<std::string>(&v)) {
+        if (!ValidPgText(*s)) return InvalidArgument("query: a string is not UTF-8 without NUL");
+        return Text(*s);
+      }
+      return Bytea(std::get<Bytes>(v));
     }
-    if (negated) c->sql += ")";
-    return Status::Ok();
+    Compiled* c_;
+  };
+
+  static Status CompileExpr(const query::Expr& e, Compiled* c) {
+    Dialect d(c);
+    return sql::CompileFilter(e, d, &c->sql);
   }
 
   PostgresOptions options_;

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "sql_filter.h"
 #include "veil/ledger/store.h"
 
 namespace veil::ledger {
@@ -736,139 +737,58 @@ class SqliteStore final : public Store {
     return c;
   }
 
-  static void CompileExpr(const query::Expr& e, Compiled* c) {
-    using K = query::Expr::Kind;
-    switch (e.kind) {
-      case K::kAll:
-        c->sql += "1";
-        return;
-      case K::kNot:
-        c->sql += "NOT (";
-        CompileExpr(e.children[0], c);
-        c->sql += ")";
-        return;
-      case K::kAnd:
-      case K::kOr:
-        c->sql += "(";
-        for (std::size_t i = 0; i < e.children.size(); ++i) {
-          if (i > 0) c->sql += e.kind == K::kAnd ? " AND " : " OR ";
-          CompileExpr(e.children[i], c);
-        }
-        c->sql += ")";
-        return;
-      case K::kPredicate:
-        CompilePredicate(e.predicate, c);
-        return;
-    }
-  }
-
-  static std::string OpSql(query::CmpOp op) {
-    switch (op) {
-      case query::CmpOp::kEq:
-        return " = ?";
-      case query::CmpOp::kLt:
-        return " < ?";
-      case query::CmpOp::kLe:
-        return " <= ?";
-      case query::CmpOp::kGt:
-        return " > ?";
-      case query::CmpOp::kGe:
-        return " >= ?";
-      default:
-        return "";
-    }
-  }
-
-  static Param ToParam(const query::Literal& v, bool numeric_biased) {
-    if (const auto* n = std::get_if<std::uint64_t>(&v)) {
-      return numeric_biased ? Biased(*n) : I64(*n);
-    }
-    if (const auto* s = std::get_if<std::string>(&v)) return *s;
-    return std::get<Bytes>(v);
-  }
-
-  // `column` compared by `p` (the values already type-checked by the parser).
-  static void CompileComparison(const std::string& column, const query::Predicate& p, bool biased,
-                                Compiled* c) {
-    using query::CmpOp;
-    if (p.op == CmpOp::kIn || p.op == CmpOp::kNotIn) {
-      c->sql += column + " IN (";
-      for (std::size_t i = 0; i < p.values.size(); ++i) {
-        c->sql += i ? ",?" : "?";
-        c->params.push_back(ToParam(p.values[i], biased));
+  // SQLite's side of the shared filter compiler: `?` placeholders, IN lists, GLOB, and meta
+  // fields through an id subquery (otherwise the planner prefers walking the rowid in ORDER BY
+  // order over the field's index).
+  class Dialect final : public sql::SqlDialect {
+   public:
+    explicit Dialect(std::vector<Param>* params) : params_(params) {}
+    Result<std::string> Bind(const query::Literal& v, bool biased) override {
+      if (const auto* n = std::get_if<std::uint64_t>(&v)) {
+        params_->push_back(biased ? Biased(*n) : I64(*n));
+      } else if (const auto* t = std::get_if<std::string>(&v)) {
+        params_->push_back(*t);
+      } else {
+        params_->push_back(std::get<Bytes>(v));
       }
-      c->sql += ")";
-      return;
+      return std::string("?");
     }
-    if (p.op == CmpOp::kGlob || p.op == CmpOp::kNotGlob) {
-      const std::string& pattern = std::get<std::string>(p.values[0]);
-      c->sql += column + " GLOB ?";
-      c->params.push_back(pattern);
-      // A literal prefix bounds the index range; GLOB itself cannot use a bound parameter's.
-      std::string prefix;
-      for (char ch : pattern) {
-        if (ch == '*' || ch == '?' || ch == '[') break;
-        prefix.push_back(ch);
+    Result<std::string> InList(const std::string& column, const std::vector<query::Literal>& values,
+                               bool biased) override {
+      std::string out = column + " IN (";
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        out += i ? ",?" : "?";
+        (void)Bind(values[i], biased);
+      }
+      return out + ")";
+    }
+    Result<std::string> GlobMatch(const std::string& column, const std::string& pattern) override {
+      params_->push_back(pattern);
+      return column + " GLOB ?";
+    }
+    // SQLite compares TEXT bytewise: drop trailing 0xff bytes, bump the last.
+    std::string PrefixUpperBound(std::string prefix) const override {
+      while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) {
+        prefix.pop_back();
       }
       if (!prefix.empty()) {
-        c->sql += " AND " + column + " >= ?";
-        c->params.push_back(prefix);
-        // Smallest string above every string with this prefix: drop trailing 0xff bytes, bump.
-        while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xff) {
-          prefix.pop_back();
-        }
-        if (!prefix.empty()) {
-          prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
-          c->sql += " AND " + column + " < ?";
-          c->params.push_back(prefix);
-        }
+        prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
       }
-      return;
+      return prefix;
     }
-    c->sql += column + OpSql(p.op);
-    c->params.push_back(ToParam(p.values[0], biased));
-  }
+    const char* True() const override { return "1"; }
+    bool MetaViaIdSubquery() const override { return true; }
 
-  static void CompilePredicate(const query::Predicate& p, Compiled* c) {
-    using query::CmpOp;
-    using query::Field;
-    const bool negated = p.op == CmpOp::kNotIn || p.op == CmpOp::kNotGlob;
-    if (negated) c->sql += "NOT (";
-    switch (p.field) {
-      case Field::kAttribute: {
-        const bool numeric = p.values[0].index() == 0;
-        c->sql += std::string("e.id IN (SELECT entity_id FROM ") +
-                  (numeric ? "attr_num" : "attr_str") + " WHERE name = ? AND ";
-        c->params.push_back(p.name);
-        CompileComparison("value", p, numeric, c);
-        c->sql += ")";
-        break;
-      }
-      // Meta fields go through an id subquery as well: otherwise the planner prefers walking
-      // the rowid in ORDER BY order over the field's index.
-      case Field::kKey:
-        c->sql += "e.id IN (SELECT id FROM entities WHERE ";
-        CompileComparison("key", p, false, c);
-        c->sql += ")";
-        break;
-      case Field::kOwner:
-      case Field::kCreator:
-        c->sql += p.field == Field::kOwner
-                      ? "e.id IN (SELECT id FROM entities WHERE owner_id IN "
-                      : "e.id IN (SELECT id FROM entities WHERE creator_id IN ";
-        c->sql += "(SELECT id FROM accounts WHERE ";
-        CompileComparison("address", p, false, c);
-        c->sql += "))";
-        break;
-      case Field::kExpiresAt:
-      case Field::kCreatedAtBlock:
-        c->sql += "e.id IN (SELECT id FROM entities WHERE ";
-        CompileComparison(p.field == Field::kExpiresAt ? "expires_block" : "created_block", p,
-                          false, c);
-        c->sql += ")";
-        break;
-    }
-    if (negated) c->sql += ")";
+   private:
+    std::vector<Param>* params_;
+  };
+
+  // The filter's text and parameters appended to *c (the parser has type-checked the values, so
+  // SQLite's dialect cannot fail).
+  static void CompileExpr(const query::Expr& e, Compiled* c) {
+    Dialect d(&c->params);
+    const Status st = sql::CompileFilter(e, d, &c->sql);
+    VEIL_CHECK_MSG(st.ok(), st.ToString().c_str());
   }
 
   sqlite3* db_;

@@ -1,0 +1,212 @@
+#include "sql_filter.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace veil::ledger::sql {
+namespace {
+
+using query::CmpOp;
+using query::Expr;
+using query::Field;
+using query::Predicate;
+
+bool Numeric(const Predicate& p) { return p.values[0].index() == 0; }
+
+// Operators whose predicates on one column merge into one index range under an AND.
+bool Mergeable(const Expr& e) {
+  if (e.kind != Expr::Kind::kPredicate) return false;
+  switch (e.predicate.op) {
+    case CmpOp::kEq:
+    case CmpOp::kLt:
+    case CmpOp::kLe:
+    case CmpOp::kGt:
+    case CmpOp::kGe:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Predicates that read the same column of the same rows.
+bool SameColumn(const Predicate& a, const Predicate& b) {
+  if (a.field != b.field) return false;
+  if (a.field != Field::kAttribute) return true;
+  return a.name == b.name && Numeric(a) == Numeric(b);
+}
+
+const char* OpSql(CmpOp op) {
+  switch (op) {
+    case CmpOp::kEq:
+      return " = ";
+    case CmpOp::kLt:
+      return " < ";
+    case CmpOp::kLe:
+      return " <= ";
+    case CmpOp::kGt:
+      return " > ";
+    case CmpOp::kGe:
+      return " >= ";
+    default:
+      return "";
+  }
+}
+
+class Compiler {
+ public:
+  explicit Compiler(SqlDialect& d) : d_(d) {}
+
+  Status Expression(const Expr& e, std::string* sql) {
+    switch (e.kind) {
+      case Expr::Kind::kAll:
+        *sql += d_.True();
+        return Status::Ok();
+      case Expr::Kind::kNot:
+        *sql += "NOT (";
+        VEIL_RETURN_IF_ERROR(Expression(e.children[0], sql));
+        *sql += ")";
+        return Status::Ok();
+      case Expr::Kind::kOr:
+        *sql += "(";
+        for (std::size_t i = 0; i < e.children.size(); ++i) {
+          if (i > 0) *sql += " OR ";
+          VEIL_RETURN_IF_ERROR(Expression(e.children[i], sql));
+        }
+        *sql += ")";
+        return Status::Ok();
+      case Expr::Kind::kAnd:
+        return Conjunction(e.children, sql);
+      case Expr::Kind::kPredicate: {
+        const Predicate* one = &e.predicate;
+        return Predicates(&one, 1, sql);
+      }
+    }
+    return Internal("query: unknown expression kind");
+  }
+
+ private:
+  // An AND: range predicates on one column become one group, written where its first member
+  // stood; everything else keeps its place.
+  Status Conjunction(const std::vector<Expr>& children, std::string* sql) {
+    std::vector<bool> taken(children.size(), false);
+    *sql += "(";
+    bool first = true;
+    for (std::size_t i = 0; i < children.size(); ++i) {
+      if (taken[i]) continue;
+      if (!first) *sql += " AND ";
+      first = false;
+      if (!Mergeable(children[i])) {
+        VEIL_RETURN_IF_ERROR(Expression(children[i], sql));
+        continue;
+      }
+      std::vector<const Predicate*> group = {&children[i].predicate};
+      for (std::size_t j = i + 1; j < children.size(); ++j) {
+        if (!taken[j] && Mergeable(children[j]) &&
+            SameColumn(children[i].predicate, children[j].predicate)) {
+          group.push_back(&children[j].predicate);
+          taken[j] = true;
+        }
+      }
+      VEIL_RETURN_IF_ERROR(Predicates(group.data(), group.size(), sql));
+    }
+    *sql += ")";
+    return Status::Ok();
+  }
+
+  // One or more predicates on the same column (several only for mergeable operators), as one
+  // lookup: the column's subquery or parentheses around the conditions.
+  Status Predicates(const Predicate* const* ps, std::size_t n, std::string* sql) {
+    const Predicate& p = *ps[0];
+    const bool negated = p.op == CmpOp::kNotIn || p.op == CmpOp::kNotGlob;
+    const bool sub = d_.MetaViaIdSubquery();
+    if (negated) *sql += "NOT (";
+    std::string column, close;
+    bool biased = false;
+    switch (p.field) {
+      case Field::kAttribute: {
+        biased = Numeric(p);
+        VEIL_ASSIGN_OR_RETURN(std::string name, d_.Bind(query::Literal(p.name), false));
+        *sql += std::string("e.id IN (SELECT entity_id FROM ") +
+                (biased ? "attr_num" : "attr_str") + " WHERE name = " + name + " AND ";
+        column = "value";
+        close = ")";
+        break;
+      }
+      case Field::kKey:
+        *sql += sub ? "e.id IN (SELECT id FROM entities WHERE " : "(";
+        column = sub ? "key" : "e.key";
+        close = ")";
+        break;
+      case Field::kOwner:
+      case Field::kCreator: {
+        const char* id = p.field == Field::kOwner ? "owner_id" : "creator_id";
+        *sql += sub ? std::string("e.id IN (SELECT id FROM entities WHERE ") + id + " IN "
+                    : std::string("e.") + id + " IN ";
+        *sql += "(SELECT id FROM accounts WHERE ";
+        column = "address";
+        close = sub ? "))" : ")";
+        break;
+      }
+      case Field::kExpiresAt:
+      case Field::kCreatedAtBlock: {
+        const char* col = p.field == Field::kExpiresAt ? "expires_block" : "created_block";
+        *sql += sub ? "e.id IN (SELECT id FROM entities WHERE " : "(";
+        column = sub ? std::string(col) : std::string("e.") + col;
+        close = ")";
+        break;
+      }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i > 0) *sql += " AND ";
+      VEIL_RETURN_IF_ERROR(Comparison(column, *ps[i], biased, sql));
+    }
+    *sql += close;
+    if (negated) *sql += ")";
+    return Status::Ok();
+  }
+
+  // `column` compared by `p` (its values already type-checked by the parser).
+  Status Comparison(const std::string& column, const Predicate& p, bool biased, std::string* sql) {
+    if (p.op == CmpOp::kIn || p.op == CmpOp::kNotIn) {
+      VEIL_ASSIGN_OR_RETURN(std::string in, d_.InList(column, p.values, biased));
+      *sql += in;
+      return Status::Ok();
+    }
+    if (p.op == CmpOp::kGlob || p.op == CmpOp::kNotGlob) {
+      const std::string& pattern = std::get<std::string>(p.values[0]);
+      VEIL_ASSIGN_OR_RETURN(std::string match, d_.GlobMatch(column, pattern));
+      *sql += match;
+      // A literal prefix bounds the index range (a GLOB or regex on a bound parameter cannot).
+      std::string prefix;
+      for (char ch : pattern) {
+        if (ch == '*' || ch == '?' || ch == '[') break;
+        prefix.push_back(ch);
+      }
+      if (!prefix.empty()) {
+        VEIL_ASSIGN_OR_RETURN(std::string lo, d_.Bind(query::Literal(prefix), false));
+        *sql += " AND " + column + " >= " + lo;
+        const std::string upper = d_.PrefixUpperBound(prefix);
+        if (!upper.empty()) {
+          VEIL_ASSIGN_OR_RETURN(std::string hi, d_.Bind(query::Literal(upper), false));
+          *sql += " AND " + column + " < " + hi;
+        }
+      }
+      return Status::Ok();
+    }
+    VEIL_ASSIGN_OR_RETURN(std::string v, d_.Bind(p.values[0], biased));
+    *sql += column + OpSql(p.op) + v;
+    return Status::Ok();
+  }
+
+  SqlDialect& d_;
+};
+
+}  // namespace
+
+Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql) {
+  return Compiler(dialect).Expression(filter, sql);
+}
+
+}  // namespace veil::ledger::sql
