@@ -21,6 +21,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -799,17 +800,29 @@ class PostgresStore final : public Store {
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
     Compiled c;
-    c.sql = "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
-            c.Add(Int8(I64(at_block))) +
-            " AND e.created_block + 0 <= " + c.Add(Int8(I64(at_block))) + " AND (";
-    VEIL_RETURN_IF_ERROR(CompileExpr(filter, &c));
-    c.sql += ") LIMIT " + c.Add(Int8(I64(cap + 1))) + ") t";
+    Dialect d(&c);
+    auto driven = sql::SplitDriver(filter);
+    if (driven && sql::ReadsEntityColumns(driven->rest, d)) driven.reset();
+    if (driven) {
+      // From the driver's index alone (sql_filter.h, CompileDrivenCount).
+      VEIL_RETURN_IF_ERROR(sql::CompileDrivenCount(filter, *driven, d, at_block, cap + 1, &c.sql));
+    } else {
+      c.sql =
+          "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
+          c.Add(Int8(I64(at_block))) + " AND e.created_block + 0 <= " + c.Add(Int8(I64(at_block))) +
+          " AND (";
+      VEIL_RETURN_IF_ERROR(sql::CompileFilter(filter, d, &c.sql));
+      c.sql += ") LIMIT " + c.Add(Int8(I64(cap + 1))) + ") t";
+    }
     VEIL_ASSIGN_OR_RETURN(auto r, ExecCached(c.sql, c.params));
     Row row(r.get(), 0);
     StoreCount out;
     out.count = row.U64(0);
+    const std::uint64_t nonlive = row.U64(1);
     VEIL_RETURN_IF_ERROR(row.status());
-    out.stats.rows_scanned = out.count;
+    if (nonlive > out.count) return DataLoss("count: more non-live matches than matches");
+    out.count -= nonlive;
+    out.stats.rows_scanned = out.count + nonlive;
     if (out.count > cap) {
       out.count = cap;
       out.capped = true;
@@ -1283,22 +1296,37 @@ class PostgresStore final : public Store {
 
   // ---- Query compilation: AST -> SQL with bound parameters only. ----
 
+  // A page: driven by an attribute equality when the filter has one (docs/notes/ledger.md,
+  // "Query plans"): a join from the driver's index in id order, which the planner can walk
+  // backwards and stop after a page; PostgreSQL's statistics choose among the other orders.
   Result<Compiled> CompileSelect(const QueryRequest& r) {
     Compiled c;
+    Dialect d(&c);
+    std::optional<sql::DrivenFilter> driven;
+    if (r.filter != nullptr) driven = sql::SplitDriver(*r.filter);
+    std::string inner;
+    if (driven) {
+      std::string table, conditions;
+      VEIL_RETURN_IF_ERROR(sql::CompileDriver(*driven->driver, d, &table, &conditions));
+      inner = "SELECT e.* FROM " + table + " a JOIN entities e ON e.id = a.entity_id WHERE " +
+              conditions + " AND ";
+    } else {
+      inner = "SELECT * FROM entities e WHERE ";
+    }
     // The liveness terms match nearly every row; written as expressions (`+ 0`) they never
     // pick an index, so the filter's own predicates choose it (SQLite's unary `+` trick).
-    std::string inner = "SELECT * FROM entities e WHERE e.expires_block + 0 > " +
-                        c.Add(Int8(I64(r.at_block))) +
-                        " AND e.created_block + 0 <= " + c.Add(Int8(I64(r.at_block)));
-    if (r.before_id > 0) inner += " AND e.id < " + c.Add(Int8(r.before_id));
-    if (r.filter != nullptr && r.filter->kind != query::Expr::Kind::kAll) {
-      Compiled f;
-      f.params = std::move(c.params);
-      VEIL_RETURN_IF_ERROR(CompileExpr(*r.filter, &f));
-      inner += " AND (" + f.sql + ")";
-      c.params = std::move(f.params);
+    inner += "e.expires_block + 0 > " + c.Add(Int8(I64(r.at_block))) +
+             " AND e.created_block + 0 <= " + c.Add(Int8(I64(r.at_block)));
+    const std::string id = driven ? "a.entity_id" : "e.id";
+    if (r.before_id > 0) inner += " AND " + id + " < " + c.Add(Int8(r.before_id));
+    const query::Expr* rest = driven ? &driven->rest : r.filter;
+    if (rest != nullptr && rest->kind != query::Expr::Kind::kAll) {
+      std::string f;
+      VEIL_RETURN_IF_ERROR(sql::CompileFilter(*rest, d, &f));
+      inner += " AND (" + f + ")";
     }
-    inner += " ORDER BY e.id DESC LIMIT " + c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
+    inner +=
+        " ORDER BY " + id + " DESC LIMIT " + c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
     c.sql = EntitySelect(inner, "e.id DESC", r.projection);
     return c;
   }
@@ -1350,11 +1378,6 @@ class PostgresStore final : public Store {
     }
     Compiled* c_;
   };
-
-  static Status CompileExpr(const query::Expr& e, Compiled* c) {
-    Dialect d(c);
-    return sql::CompileFilter(e, d, &c->sql);
-  }
 
   PostgresOptions options_;
   PGconn* conn_ = nullptr;

@@ -56,7 +56,7 @@ const char* OpSql(CmpOp op) {
 
 class Compiler {
  public:
-  explicit Compiler(SqlDialect& d) : d_(d) {}
+  Compiler(SqlDialect& d, const IdRef& ref) : d_(d), ref_(ref) {}
 
   Status Expression(const Expr& e, std::string* sql) {
     switch (e.kind) {
@@ -115,6 +115,14 @@ class Compiler {
     return Status::Ok();
   }
 
+  // The opening of a subquery over `table` that tests the entity id (column `id_column` there).
+  std::string OpenSubquery(const std::string& table, const char* id_column) const {
+    if (ref_.exists) {
+      return "EXISTS (SELECT 1 FROM " + table + " WHERE " + id_column + " = " + ref_.id + " AND ";
+    }
+    return ref_.id + " IN (SELECT " + id_column + " FROM " + table + " WHERE ";
+  }
+
   // One or more predicates on the same column (several only for mergeable operators), as one
   // lookup: the column's subquery or parentheses around the conditions.
   Status Predicates(const Predicate* const* ps, std::size_t n, std::string* sql) {
@@ -127,23 +135,23 @@ class Compiler {
     switch (p.field) {
       case Field::kAttribute: {
         biased = Numeric(p);
+        *sql += OpenSubquery(biased ? "attr_num" : "attr_str", "entity_id");
         VEIL_ASSIGN_OR_RETURN(std::string name, d_.Bind(query::Literal(p.name), false));
-        *sql += std::string("e.id IN (SELECT entity_id FROM ") +
-                (biased ? "attr_num" : "attr_str") + " WHERE name = " + name + " AND ";
+        *sql += "name = " + name + " AND ";
         column = "value";
         close = ")";
         break;
       }
       case Field::kKey:
-        *sql += sub ? "e.id IN (SELECT id FROM entities WHERE " : "(";
+        *sql += sub ? OpenSubquery("entities", "id") : "(";
         column = sub ? "key" : "e.key";
         close = ")";
         break;
       case Field::kOwner:
       case Field::kCreator: {
         const char* id = p.field == Field::kOwner ? "owner_id" : "creator_id";
-        *sql += sub ? std::string("e.id IN (SELECT id FROM entities WHERE ") + id + " IN "
-                    : std::string("e.") + id + " IN ";
+        *sql +=
+            sub ? OpenSubquery("entities", "id") + id + " IN " : std::string("e.") + id + " IN ";
         *sql += "(SELECT id FROM accounts WHERE ";
         column = "address";
         close = sub ? "))" : ")";
@@ -152,7 +160,7 @@ class Compiler {
       case Field::kExpiresAt:
       case Field::kCreatedAtBlock: {
         const char* col = p.field == Field::kExpiresAt ? "expires_block" : "created_block";
-        *sql += sub ? "e.id IN (SELECT id FROM entities WHERE " : "(";
+        *sql += sub ? OpenSubquery("entities", "id") : "(";
         column = sub ? std::string(col) : std::string("e.") + col;
         close = ")";
         break;
@@ -201,12 +209,109 @@ class Compiler {
   }
 
   SqlDialect& d_;
+  const IdRef& ref_;
 };
+
+bool IsDriver(const Expr& e) {
+  return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
+         e.predicate.op == CmpOp::kEq;
+}
 
 }  // namespace
 
-Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql) {
-  return Compiler(dialect).Expression(filter, sql);
+Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql,
+                     const IdRef& ref) {
+  return Compiler(dialect, ref).Expression(filter, sql);
+}
+
+std::vector<std::size_t> DriverCandidates(const query::Expr& filter) {
+  std::vector<std::size_t> out;
+  if (IsDriver(filter)) {
+    out.push_back(0);
+  } else if (filter.kind == Expr::Kind::kAnd) {
+    for (std::size_t i = 0; i < filter.children.size(); ++i) {
+      if (IsDriver(filter.children[i])) out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t which) {
+  DrivenFilter out;
+  if (IsDriver(filter)) {
+    out.driver = &filter.predicate;
+    return out;
+  }
+  if (filter.kind != Expr::Kind::kAnd) return std::nullopt;
+  if (which == 0) {
+    const auto candidates = DriverCandidates(filter);
+    if (candidates.empty()) return std::nullopt;
+    which = candidates[0];
+  }
+  if (which >= filter.children.size() || !IsDriver(filter.children[which])) return std::nullopt;
+  out.driver = &filter.children[which].predicate;
+  std::vector<Expr> others;
+  for (std::size_t j = 0; j < filter.children.size(); ++j) {
+    if (j != which) others.push_back(filter.children[j]);
+  }
+  if (others.size() == 1) {
+    out.rest = std::move(others[0]);
+  } else {
+    out.rest.kind = Expr::Kind::kAnd;
+    out.rest.children = std::move(others);
+  }
+  return out;
+}
+
+Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
+                          SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
+                          std::string* sql) {
+  // D, written twice (in the LIMIT and as the second column): placeholders bind in text order.
+  auto nonlive = [&](std::string* out) -> Status {
+    VEIL_ASSIGN_OR_RETURN(std::string at1, dialect.Bind(query::Literal(at_block), false));
+    VEIL_ASSIGN_OR_RETURN(std::string at2, dialect.Bind(query::Literal(at_block), false));
+    *out += "(SELECT count(*) FROM entities e WHERE (e.expires_block <= " + at1 +
+            " OR e.created_block > " + at2 + ") AND ";
+    IdRef probe;
+    probe.exists = true;
+    VEIL_RETURN_IF_ERROR(CompileFilter(filter, dialect, out, probe));
+    *out += ")";
+    return Status::Ok();
+  };
+  std::string table, conditions;
+  VEIL_RETURN_IF_ERROR(CompileDriver(*driven.driver, dialect, &table, &conditions));
+  *sql += "SELECT (SELECT count(*) FROM (SELECT 1 FROM " + table + " a WHERE " + conditions;
+  if (driven.rest.kind != Expr::Kind::kAll) {
+    IdRef by_id;
+    by_id.id = "a.entity_id";
+    *sql += " AND (";
+    VEIL_RETURN_IF_ERROR(CompileFilter(driven.rest, dialect, sql, by_id));
+    *sql += ")";
+  }
+  VEIL_ASSIGN_OR_RETURN(std::string lim, dialect.Bind(query::Literal(limit), false));
+  *sql += " LIMIT " + lim + " + ";
+  VEIL_RETURN_IF_ERROR(nonlive(sql));
+  *sql += ") t), ";
+  return nonlive(sql);
+}
+
+Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
+                     std::string* conditions) {
+  const bool numeric = Numeric(driver);
+  *table = numeric ? "attr_num" : "attr_str";
+  VEIL_ASSIGN_OR_RETURN(std::string name, dialect.Bind(query::Literal(driver.name), false));
+  VEIL_ASSIGN_OR_RETURN(std::string value, dialect.Bind(driver.values[0], numeric));
+  *conditions = "a.name = " + name + " AND a.value = " + value;
+  return Status::Ok();
+}
+
+bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect) {
+  if (dialect.MetaViaIdSubquery()) return false;
+  if (filter.kind == Expr::Kind::kPredicate) return filter.predicate.field != Field::kAttribute;
+  for (const auto& c : filter.children) {
+    if (ReadsEntityColumns(c, dialect)) return true;
+  }
+  return false;
 }
 
 }  // namespace veil::ledger::sql

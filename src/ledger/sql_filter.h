@@ -11,6 +11,8 @@
 // Internal to the ledger's stores. Thread safety: a SqlDialect is used by one compilation.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +42,48 @@ class SqlDialect {
   virtual bool MetaViaIdSubquery() const = 0;
 };
 
+// The entity id the predicates test, and how: `ID IN (SELECT entity_id ...)` subqueries (the
+// planner may materialise a subquery's matches, which suits a scan driven by one of them), or
+// correlated `EXISTS (SELECT 1 ... WHERE entity_id = ID ...)` probes (one index probe per row of
+// a scan that something else drives).
+struct IdRef {
+  std::string id = "e.id";
+  bool exists = false;
+};
+
 // Appends the WHERE-clause text for `filter` to *sql.
-Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql);
+Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql,
+                     const IdRef& ref = {});
+
+// A filter split into a driving attribute equality and the rest of a top-level AND. The driver's
+// index (name, value, entity_id) yields its matches in entity-id order, so a page walks it
+// backwards and stops after a page of live matches, and a count reads the index alone, instead
+// of collecting every match first (which costs time in proportion to the matches).
+struct DrivenFilter {
+  const query::Predicate* driver = nullptr;  // points into the filter it was split from
+  query::Expr rest;                          // Kind::kAll when the driver is the whole filter
+};
+// The attribute equalities that could drive the filter: the filter itself, or the children of its
+// top-level AND (indexes into filter.children).
+std::vector<std::size_t> DriverCandidates(const query::Expr& filter);
+// The filter driven by candidate `which` (an entry of DriverCandidates, or 0 for a filter that is
+// itself an equality); nullopt when there is none.
+std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t which = 0);
+// The driver's table ("attr_num" or "attr_str") and its conditions on alias `a`.
+Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
+                     std::string* conditions);
+// True when the compiled filter reads columns of `e` itself (a dialect that writes meta fields on
+// `e.` directly), so it cannot be evaluated from an id alone.
+bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
+
+// The count of a filter's live matches at `at_block`, capped, without reading an entity row per
+// match: one statement returning two columns, A = the driver's index matches that pass the rest
+// (live or not), at most `limit` + D, and D = the matches among the entities that are not live at
+// `at_block` (expired but not yet swept, or created later: few, found through the expiry and
+// creation indexes). The live count is A - D; it exceeds `limit` - 1 exactly when A - D does.
+// Only for a DrivenFilter whose rest does not read entity columns (ReadsEntityColumns).
+Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
+                          SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
+                          std::string* sql);
 
 }  // namespace veil::ledger::sql

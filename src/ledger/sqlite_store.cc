@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -25,6 +26,9 @@ constexpr std::uint64_t kBias = std::uint64_t{1} << 63;
 std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ kBias); }
 std::uint64_t Unbiased(std::int64_t v) { return static_cast<std::uint64_t>(v) ^ kBias; }
 std::int64_t I64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
+
+// A driver candidate's matches are counted up to this many when choosing the driver.
+constexpr std::uint64_t kDriverProbeLimit = 1000;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
@@ -252,19 +256,32 @@ class SqliteStore final : public Store {
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
     Compiled c;
-    c.sql =
-        "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
-        "+e.created_block <= ? AND (";
-    c.params = {I64(at_block), I64(at_block)};
-    CompileExpr(filter, &c);
-    c.sql += ") LIMIT ?)";
-    c.params.push_back(I64(cap + 1));
+    const auto driven = sql::SplitDriver(filter, ChooseDriver(filter));
+    std::uint64_t nonlive = 0;
+    if (driven) {
+      // From the driver's index alone (sql_filter.h, CompileDrivenCount).
+      Dialect d(&c.params);
+      Check(sql::CompileDrivenCount(filter, *driven, d, at_block, cap + 1, &c.sql));
+    } else {
+      c.sql =
+          "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
+          "+e.created_block <= ? AND (";
+      c.params = {I64(at_block), I64(at_block)};
+      CompileExpr(filter, &c);
+      c.sql += ") LIMIT ?)";
+      c.params.push_back(I64(cap + 1));
+    }
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
     BindAll(*s, c.params);
     StoreCount out;
-    if (s->Step()) out.count = s->ColU64(0);
+    if (s->Step()) {
+      out.count = s->ColU64(0);
+      if (driven) nonlive = s->ColU64(1);
+    }
     VEIL_RETURN_IF_ERROR(s->status());
-    out.stats.rows_scanned = Scanned(*s) + out.count;
+    if (nonlive > out.count) return DataLoss("count: more non-live matches than matches");
+    out.count -= nonlive;
+    out.stats.rows_scanned = Scanned(*s) + out.count + nonlive;
     if (out.count > cap) {
       out.count = cap;
       out.capped = true;
@@ -707,8 +724,14 @@ class SqliteStore final : public Store {
 
   // ---- Query compilation: AST -> SQL with bound parameters only. ----
 
+  // A page: driven by an attribute equality when the filter has one (its index walked backwards
+  // in id order, stopping after a page; docs/notes/ledger.md, "Query plans"), otherwise the
+  // filter's id subqueries collected and sorted.
   Compiled CompileSelect(const QueryRequest& r) {
     Compiled c;
+    Dialect d(&c.params);
+    std::optional<sql::DrivenFilter> driven;
+    if (r.filter != nullptr) driven = sql::SplitDriver(*r.filter, ChooseDriver(*r.filter));
     const Projection& p = r.projection;
     c.sql = "SELECT e.id, e.key, ";
     c.sql += p.owner ? "o.address, " : "NULL, ";
@@ -716,26 +739,69 @@ class SqliteStore final : public Store {
     c.sql += p.blocks ? "e.created_block, e.updated_block, e.expires_block, " : "0, 0, 0, ";
     c.sql += p.content_type ? "e.content_type, " : "NULL, ";
     c.sql += p.payload ? "e.payload, " : "NULL, ";
-    c.sql += "e.last_change FROM entities e";
+    c.sql += "e.last_change FROM ";
+    std::string table, conditions;
+    if (driven) {
+      Check(sql::CompileDriver(*driven->driver, d, &table, &conditions));
+      // CROSS JOIN fixes the order: the driver's index is the outer loop.
+      c.sql += table + " a CROSS JOIN entities e ON e.id = a.entity_id";
+    } else {
+      c.sql += "entities e";
+    }
     if (p.owner) c.sql += " JOIN accounts o ON o.id = e.owner_id";
     if (p.creator) c.sql += " JOIN accounts cr ON cr.id = e.creator_id";
+    c.sql += " WHERE ";
+    if (driven) c.sql += conditions + " AND ";
     // The unary + keeps the planner off the expiry and creation indexes for the liveness terms,
     // which match nearly every row; the filter's own predicates choose the index.
-    c.sql += " WHERE +e.expires_block > ? AND +e.created_block <= ?";
-    c.params = {I64(r.at_block), I64(r.at_block)};
+    c.sql += "+e.expires_block > ? AND +e.created_block <= ?";
+    c.params.push_back(I64(r.at_block));
+    c.params.push_back(I64(r.at_block));
+    const char* id = driven ? "a.entity_id" : "e.id";
     if (r.before_id > 0) {
-      c.sql += " AND e.id < ?";
+      c.sql += std::string(" AND ") + id + " < ?";
       c.params.push_back(r.before_id);
     }
-    if (r.filter != nullptr && r.filter->kind != query::Expr::Kind::kAll) {
+    const query::Expr* rest = driven ? &driven->rest : r.filter;
+    if (rest != nullptr && rest->kind != query::Expr::Kind::kAll) {
       c.sql += " AND (";
-      CompileExpr(*r.filter, &c);
+      Check(sql::CompileFilter(*rest, d, &c.sql));
       c.sql += ")";
     }
-    c.sql += " ORDER BY e.id DESC LIMIT ?";
+    c.sql += std::string(" ORDER BY ") + id + " DESC LIMIT ?";
     c.params.push_back(static_cast<std::int64_t>(r.limit + 1));
     return c;
   }
+
+  // Of several attribute equalities under one AND, the one with the fewest matches drives (a
+  // capped count on each one's index; SQLite keeps no statistics here). 0: the first or none.
+  std::size_t ChooseDriver(const query::Expr& filter) {
+    const auto candidates = sql::DriverCandidates(filter);
+    if (candidates.size() < 2) return 0;
+    std::size_t best = candidates[0];
+    std::uint64_t fewest = ~std::uint64_t{0};
+    for (std::size_t i : candidates) {
+      const query::Predicate& p = filter.children[i].predicate;
+      std::vector<Param> params;
+      Dialect d(&params);
+      std::string table, conditions;
+      Check(sql::CompileDriver(p, d, &table, &conditions));
+      auto s = Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " a WHERE " + conditions +
+                       " LIMIT " + std::to_string(kDriverProbeLimit) + ")");
+      if (!s.ok()) return 0;
+      BindAll(**s, params);
+      const std::uint64_t n = (*s)->Step() ? (*s)->ColU64(0) : 0;
+      if (!(*s)->status().ok()) return 0;
+      if (n < fewest) {
+        fewest = n;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  // The parser has type-checked every value, so SQLite's dialect cannot fail.
+  static void Check(const Status& st) { VEIL_CHECK_MSG(st.ok(), st.ToString().c_str()); }
 
   // SQLite's side of the shared filter compiler: `?` placeholders, IN lists, GLOB, and meta
   // fields through an id subquery (otherwise the planner prefers walking the rowid in ORDER BY
@@ -783,12 +849,9 @@ class SqliteStore final : public Store {
     std::vector<Param>* params_;
   };
 
-  // The filter's text and parameters appended to *c (the parser has type-checked the values, so
-  // SQLite's dialect cannot fail).
   static void CompileExpr(const query::Expr& e, Compiled* c) {
     Dialect d(&c->params);
-    const Status st = sql::CompileFilter(e, d, &c->sql);
-    VEIL_CHECK_MSG(st.ok(), st.ToString().c_str());
+    Check(sql::CompileFilter(e, d, &c->sql));
   }
 
   sqlite3* db_;
