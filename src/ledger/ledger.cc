@@ -720,6 +720,11 @@ Result<LedgerStats> Ledger::Stats() {
   return s;
 }
 
+Result<std::uint64_t> Ledger::Prewarm() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return store_->Prewarm();
+}
+
 Status Ledger::VerifyChain() {
   std::lock_guard<std::mutex> lock(mu_);
   VEIL_RETURN_IF_ERROR(RefreshLocked());

@@ -21,6 +21,8 @@ std::uint64_t ReturnedBytes(const Entity& e) {
   return n;
 }
 
+Result<std::uint64_t> Store::Prewarm() { return std::uint64_t{0}; }
+
 bool IsHeadConflict(const Status& s) {
   return s.code() == Code::kUnavailable && s.message().rfind(kHeadConflictPrefix, 0) == 0;
 }

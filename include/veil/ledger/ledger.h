@@ -159,6 +159,9 @@ class Ledger {
   Result<Account> GetAccount(const Address& address);
   EntityKey PredictKey(const Address& creator, std::uint64_t create_nonce) const;
   Result<LedgerStats> Stats();
+  // Loads the store's tables and indexes into its cache (Store::Prewarm), so that reads after a
+  // start do not wait on the disk; returns the bytes cached (see there).
+  Result<std::uint64_t> Prewarm();
   // Reads for the node (ledger_reads.cc). GetBlock: nullopt past the head. GetReceipt: the
   // receipt of a landed transaction, rebuilt from the stored block (status ok, block, created
   // keys, cost); nullopt for a hash that never landed: failed transactions change nothing and

@@ -17,6 +17,7 @@
 // Thread safety: a Store is NOT thread-safe; the Ledger serialises every call.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -155,11 +156,21 @@ class Store {
   // The stored transaction with this hash in blocks 1..head, or nullopt. The default scans the
   // blocks from the head down (store_reads.cc); a backend with an index on txs.hash overrides it.
   virtual Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head);
+  // Reads every table and index into the engine's own cache (SQLite: the connection's page cache,
+  // up to SqliteOptions::cache_mib; PostgreSQL: shared_buffers through pg_prewarm, which needs
+  // the right to CREATE EXTENSION pg_prewarm). Returns the bytes the cache then holds (SQLite) or
+  // loaded (PostgreSQL). The default reads nothing.
+  virtual Result<std::uint64_t> Prewarm();
 };
 
 struct SqliteOptions {
   std::string path = ":memory:";  // a file path or ":memory:"
   bool synchronous_full = true;   // WAL + synchronous=FULL: every commit is durable
+  // The connection's page cache (SQLite's default is 2 MiB). Pages read stay in the process, so a
+  // node's working set does not depend on the kernel keeping the file's pages cached (hosts that
+  // reclaim idle page cache, as DAMON does on this project's machines, make those reads disk
+  // reads). Memory is taken as pages are read, up to this bound.
+  std::size_t cache_mib = 64;
 };
 
 Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options);
