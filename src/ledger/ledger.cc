@@ -367,10 +367,8 @@ class Ledger::BlockBuilder {
     v.next_entity_id = state_.next_entity_id;
     v.next_change_seq = state_.next_change_seq;
     if (p.stx.tx.nonce != v.account.tx_nonce) {
-      return FailedPrecondition(p.stx.tx.nonce < v.account.tx_nonce
-                                    ? "nonce already used (replay)"
-                                    : "nonce too high: expected " +
-                                          std::to_string(v.account.tx_nonce));
+      if (p.stx.tx.nonce < v.account.tx_nonce) return NonceReplayed();
+      return FailedPrecondition("nonce too high: expected " + std::to_string(v.account.tx_nonce));
     }
     for (std::size_t i = 0; i < p.stx.tx.ops.size(); ++i) {
       Status s = Apply(v, p.stx.tx.ops[i], sender, r);

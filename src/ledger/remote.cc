@@ -26,8 +26,7 @@ Result<TxReceipt> RemoteLedger::Submit(ByteView encoded) {
   VEIL_ASSIGN_OR_RETURN(Json j,
                         Call("arkiv_sendTransaction", Json::array({lj::HexOf(encoded)}), true));
   VEIL_ASSIGN_OR_RETURN(TxReceipt r, Reply(lj::TxReceiptFromJson(j)));
-  if (!r.status.ok() && r.status.code() == Code::kFailedPrecondition &&
-      r.status.message().find("replay") != std::string::npos) {
+  if (IsNonceReplayed(r.status)) {
     // Perhaps our own earlier attempt landed (see remote.h).
     VEIL_ASSIGN_OR_RETURN(auto landed, GetReceipt(r.tx_hash));
     if (landed) return *std::move(landed);

@@ -1,13 +1,22 @@
-// The backend-independent parts of store.h.
+// The backend-independent parts of store.h, and the status helpers of ledger.h.
 #include "veil/ledger/store.h"
 
 #include <string_view>
 #include <variant>
 
+#include "veil/ledger/ledger.h"
+
 namespace veil::ledger {
 namespace {
 constexpr std::string_view kHeadConflictPrefix = "chain head moved";
+constexpr std::string_view kNonceReplayed = "nonce already used (replay)";
 }  // namespace
+
+Status NonceReplayed() { return FailedPrecondition(std::string(kNonceReplayed)); }
+
+bool IsNonceReplayed(const Status& s) {
+  return s.code() == Code::kFailedPrecondition && s.message() == kNonceReplayed;
+}
 
 Status HeadConflict(const std::string& detail) {
   return Unavailable(std::string(kHeadConflictPrefix) + ": " + detail);

@@ -92,6 +92,10 @@ void StopMidStream(int sig) {
   }
   // Landed transactions form a prefix: nonces are sequential.
   EXPECT_TRUE(counts.empty() || counts.rbegin()->first + 1 == counts.size());
+  // A graceful stop answers every request it served: nothing lands unacknowledged.
+  if (sig == SIGTERM) {
+    EXPECT_EQ(counts.size(), acked.load());
+  }
   EXPECT_TRUE((*api)->VerifyChain().ok());
   std::printf("stop with signal %d: %llu acknowledged, %zu present after restart, %llu sent\n", sig,
               static_cast<unsigned long long>(acked.load()), counts.size(),

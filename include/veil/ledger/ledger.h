@@ -75,6 +75,12 @@ struct TxReceipt {
   TxCost cost;
 };
 
+// The failure of a transaction whose nonce the sender already used: the same signed bytes
+// submitted twice, or another transaction with that nonce. A client that retried a submission
+// whose reply it lost asks for the receipt of its transaction's hash (RemoteLedger::Submit).
+Status NonceReplayed();
+bool IsNonceReplayed(const Status& s);
+
 struct SealResult {
   BlockHeader header;
   std::vector<TxReceipt> receipts;  // every transaction taken from the queue, failed ones too
