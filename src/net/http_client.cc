@@ -94,6 +94,37 @@ bool RetryableTransportError(httplib::Error e) {
          e == httplib::Error::Unknown;
 }
 
+// RFC 9110 token characters (header names).
+bool IsTokenChar(unsigned char c) {
+  if (c >= '0' && c <= '9') return true;
+  if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return (x | 0x20) == (y | 0x20);
+         });
+}
+
+Status CheckExtraHeader(const std::string& name, const std::string& value) {
+  if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+        return IsTokenChar(static_cast<unsigned char>(c));
+      })) {
+    return InvalidArgument("request header name is not a token");
+  }
+  for (std::string_view own :
+       {"Host", "Content-Type", "Content-Length", "Connection", "Transfer-Encoding"}) {
+    if (EqualsNoCase(name, own)) {
+      return InvalidArgument("request header " + std::string(own) + " is set by the client");
+    }
+  }
+  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+    return InvalidArgument("request header " + name + " has CR, LF or NUL in its value");
+  }
+  return Status::Ok();
+}
+
 std::string Clip(std::string s) {
   constexpr std::size_t kMax = 512;
   if (s.size() > kMax) s = s.substr(0, kMax) + "...";
@@ -155,18 +186,23 @@ Result<HttpClient> HttpClient::Create(HttpClientOptions options) {
   return HttpClient(std::move(impl));
 }
 
-Result<HttpReply> HttpClient::Get(const std::string& path, Idempotency idempotency) {
-  return Send("GET", path, {}, {}, idempotency);
+Result<HttpReply> HttpClient::Get(const std::string& path, Idempotency idempotency,
+                                  const HttpHeaders& headers) {
+  return Send("GET", path, {}, {}, idempotency, headers);
 }
 
 Result<HttpReply> HttpClient::Post(const std::string& path, std::string_view body,
-                                   const std::string& content_type, Idempotency idempotency) {
-  return Send("POST", path, body, content_type, idempotency);
+                                   const std::string& content_type, Idempotency idempotency,
+                                   const HttpHeaders& headers) {
+  return Send("POST", path, body, content_type, idempotency, headers);
 }
 
 Result<HttpReply> HttpClient::Send(const std::string& method, const std::string& path,
                                    std::string_view body, const std::string& content_type,
-                                   Idempotency idempotency) {
+                                   Idempotency idempotency, const HttpHeaders& headers) {
+  for (const auto& [name, value] : headers) {
+    if (Status s = CheckExtraHeader(name, value); !s.ok()) return s;
+  }
   const HttpClientOptions& opt = impl_->options;
   const bool idempotent = idempotency == Idempotency::kIdempotent;
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -191,6 +227,7 @@ Result<HttpReply> HttpClient::Send(const std::string& method, const std::string&
       req.body.assign(body.data(), body.size());
       req.set_header("Content-Type", content_type);
     }
+    for (const auto& [name, value] : headers) req.set_header(name, value);
     std::string response_body;
     bool too_big = false;
     req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {

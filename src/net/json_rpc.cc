@@ -3,62 +3,16 @@
 
 #include <chrono>
 #include <exception>
-#include <set>
 
 #include "veil/net/error_map.h"
 #include "veil/net/http_server.h"
+#include "veil/net/json_strict.h"
 #include "veil/net/metrics.h"
 
 namespace veil::net {
 namespace {
 
 using nlohmann::json;
-
-struct TooDeep {};
-struct DuplicateKey {};
-
-// Tracks nesting depth and the keys of every open object while nlohmann parses.
-class StrictParseState {
- public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-    switch (event) {
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        if (open_.size() >= kMaxJsonDepth) throw TooDeep{};
-        open_.emplace_back();
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        if (!open_.empty()) open_.pop_back();
-        break;
-      case json::parse_event_t::key:
-        if (!open_.empty() && !open_.back().insert(parsed.get<std::string>()).second) {
-          throw DuplicateKey{};
-        }
-        break;
-      case json::parse_event_t::value:
-        break;
-    }
-    return true;
-  }
-
- private:
-  std::vector<std::set<std::string>> open_;
-};
-
-// nlohmann's message without the "last read: '...'" part, which would echo the input.
-std::string ParseErrorReason(const json::parse_error& e) {
-  std::string what = e.what();
-  auto colon = what.find(": ", what.find("parse error"));
-  std::string reason = colon == std::string::npos ? "invalid JSON" : what.substr(colon + 2);
-  auto last_read = reason.find("; last read");
-  if (last_read != std::string::npos) {
-    auto expected = reason.find("; expected", last_read);
-    std::string tail = expected == std::string::npos ? "" : reason.substr(expected);
-    reason = reason.substr(0, last_read) + tail;
-  }
-  return reason;
-}
 
 JsonRpcError Invalid(std::string message, json id = nullptr) {
   return JsonRpcError{kJsonRpcInvalidRequest, std::move(message), std::move(id)};
@@ -114,29 +68,12 @@ JsonRpcItem DecodeOne(const json& v) {
 
 JsonRpcEnvelope DecodeJsonRpc(std::string_view body, std::size_t max_batch) {
   JsonRpcEnvelope env;
-  json doc;
-  try {
-    StrictParseState state;
-    doc = json::parse(body.begin(), body.end(), std::ref(state));
-  } catch (const json::parse_error& e) {
-    env.items.emplace_back(JsonRpcError{
-        kJsonRpcParseError,
-        "parse error at byte " + std::to_string(e.byte) + ": " + ParseErrorReason(e), nullptr});
-    return env;
-  } catch (const TooDeep&) {
-    env.items.emplace_back(JsonRpcError{
-        kJsonRpcParseError,
-        "parse error: JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
-        nullptr});
-    return env;
-  } catch (const DuplicateKey&) {
-    env.items.emplace_back(
-        JsonRpcError{kJsonRpcParseError, "parse error: duplicate key in a JSON object", nullptr});
-    return env;
-  } catch (const std::exception&) {
-    env.items.emplace_back(JsonRpcError{kJsonRpcParseError, "parse error: invalid JSON", nullptr});
+  auto parsed = ParseStrictJson(body, kMaxJsonDepth);
+  if (!parsed.ok()) {
+    env.items.emplace_back(JsonRpcError{kJsonRpcParseError, parsed.status().message(), nullptr});
     return env;
   }
+  json doc = std::move(*parsed);
   if (!doc.is_array()) {
     env.items.push_back(DecodeOne(doc));
     return env;

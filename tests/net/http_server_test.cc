@@ -431,6 +431,55 @@ TEST(HttpServerHandlers, ExceptionBecomesOpaque500) {
   EXPECT_EQ(r->body, R"({"error":{"code":500,"message":"internal error"}})");
 }
 
+TEST(HttpClientHeaders, ExtraHeadersReachTheHandler) {
+  HttpServer s({});
+  auto echo = [](const HttpRequest& req, HttpResponse& res) {
+    res.content_type = "text/plain";
+    res.body = req.Header("Veil-Signature") + "|" + req.Header("X-Second");
+  };
+  s.Handle("POST", "/echo", echo);
+  s.Handle("GET", "/echo", echo);
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s)));
+  ASSERT_TRUE(c.ok());
+  const HttpHeaders headers = {{"Veil-Signature", "c2ln+/=="}, {"X-Second", "two words"}};
+  auto r = c->Post("/echo", "{}", "application/json", Idempotency::kIdempotent, headers);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->body, "c2ln+/==|two words");
+  r = c->Get("/echo", Idempotency::kIdempotent, headers);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->body, "c2ln+/==|two words");
+  // Without headers nothing extra is sent.
+  r = c->Post("/echo", "{}", "application/json", Idempotency::kIdempotent);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->body, "|");
+}
+
+TEST(HttpClientHeaders, InjectionAndClientOwnedNamesAreRefusedBeforeSending) {
+  std::atomic<int> calls{0};
+  HttpServer s({});
+  s.Handle("POST", "/count", [&](const HttpRequest&, HttpResponse&) { ++calls; });
+  ASSERT_TRUE(s.Start().ok());
+  auto c = HttpClient::Create(Opts(Url(s)));
+  ASSERT_TRUE(c.ok());
+  const std::vector<HttpHeaders> bad = {{{"X-A", "v\r\nX-Injected: 1"}},
+                                        {{"X-A", "v\nw"}},
+                                        {{"X-A", std::string("v\0w", 3)}},
+                                        {{"Bad Name", "v"}},
+                                        {{"", "v"}},
+                                        {{"X:A", "v"}},
+                                        {{"content-length", "1"}},
+                                        {{"Host", "evil.example"}},
+                                        {{"Content-Type", "a/b"}},
+                                        {{"Transfer-Encoding", "chunked"}},
+                                        {{"connection", "close"}}};
+  for (const auto& h : bad) {
+    auto r = c->Post("/count", "{}", "application/json", Idempotency::kIdempotent, h);
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << h[0].first;
+  }
+  EXPECT_EQ(calls.load(), 0);
+}
+
 TEST(HttpServerConcurrency, EightClientsTwoHundredCallsEach) {
   JsonRpcDispatcher d;
   RegisterMethods(d);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "veil/net/error_map.h"
+#include "veil/net/json_strict.h"
 #include "veil/net/metrics.h"
 
 namespace veil::net {
@@ -70,6 +71,24 @@ TEST(JsonRpcDecode, DuplicateKeysAndDeepNestingAreParseErrors) {
   ok_depth += std::string(kMaxJsonDepth - 1, ']');
   std::string body = R"({"jsonrpc":"2.0","method":"m","params":)" + ok_depth + R"(,"id":1})";
   EXPECT_TRUE(std::holds_alternative<JsonRpcRequest>(DecodeJsonRpc(body).items.at(0)));
+}
+
+TEST(JsonStrict, ParseStrictJsonIsTheSharedCheck) {
+  auto ok = ParseStrictJson(R"({"a":[1,{"b":2}],"c":"d"})", 3);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ((*ok)["c"], "d");
+  auto dup = ParseStrictJson(R"({"a":1,"b":{"x":1,"x":2}})", 8);
+  EXPECT_EQ(dup.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(dup.status().message(), "parse error: duplicate key in a JSON object");
+  // The same name in sibling objects is fine.
+  EXPECT_TRUE(ParseStrictJson(R"([{"x":1},{"x":2}])", 8).ok());
+  auto deep = ParseStrictJson("[[[[1]]]]", 3);
+  EXPECT_EQ(deep.status().message(), "parse error: JSON nested deeper than 3 levels");
+  auto bad = ParseStrictJson(R"({"secret-value" 1})", 8);
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(bad.status().message().find("secret-value"), std::string::npos);
+  EXPECT_FALSE(ParseStrictJson("{} /* c */", 8).ok());
+  EXPECT_FALSE(ParseStrictJson("\"\xff\"", 8).ok());
 }
 
 TEST(JsonRpcDecode, InvalidRequests) {

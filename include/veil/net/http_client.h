@@ -13,6 +13,11 @@
 // kUnauthenticated without a retry. Without a pin the server is verified against ca_file (or the
 // system store) and its host name.
 //
+// Extra request headers (`headers` of Get and Post) are sent as given, after the client's own;
+// a name that is not an RFC 9110 token, a value holding CR, LF or NUL, or one of the names the
+// client sets itself (Host, Content-Type, Content-Length, Connection, Transfer-Encoding) is
+// kInvalidArgument before anything is sent.
+//
 // Responses larger than max_response_bytes are refused (kResourceExhausted) without being
 // buffered past the limit.
 //
@@ -29,6 +34,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "veil/base/result.h"
 
@@ -55,6 +62,9 @@ struct HttpClientOptions {
   std::string ca_file;        // https without a pin: CA bundle (PEM); empty: the system store
 };
 
+// Extra request headers: (name, value) pairs, sent in order.
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
 struct HttpReply {
   int status = 0;
   std::string content_type;
@@ -72,10 +82,11 @@ class HttpClient {
 
   // Any HTTP status is a successful reply here; transport failures are kUnavailable (after the
   // retries the idempotency allows), a pin mismatch kUnauthenticated.
-  Result<HttpReply> Get(const std::string& path,
-                        Idempotency idempotency = Idempotency::kIdempotent);
+  Result<HttpReply> Get(const std::string& path, Idempotency idempotency = Idempotency::kIdempotent,
+                        const HttpHeaders& headers = {});
   Result<HttpReply> Post(const std::string& path, std::string_view body,
-                         const std::string& content_type, Idempotency idempotency);
+                         const std::string& content_type, Idempotency idempotency,
+                         const HttpHeaders& headers = {});
 
   // Attempts made by the last call on this thread (1 = no retry); for tests and logging.
   static int LastAttempts();
@@ -84,7 +95,8 @@ class HttpClient {
   struct Impl;
   explicit HttpClient(std::unique_ptr<Impl> impl);
   Result<HttpReply> Send(const std::string& method, const std::string& path, std::string_view body,
-                         const std::string& content_type, Idempotency idempotency);
+                         const std::string& content_type, Idempotency idempotency,
+                         const HttpHeaders& headers);
   std::unique_ptr<Impl> impl_;
 };
 
