@@ -26,6 +26,7 @@
 #include <system_error>
 #include <vector>
 
+#include "latencies.h"
 #include "veil/base/bytes.h"
 
 namespace veil::bench_ledger {
@@ -84,46 +85,8 @@ inline void RemoveSqliteFiles(const std::filesystem::path& db) {
 }
 
 // Times each iteration itself (the benchmarks use UseManualTime, so untimed set-up in the loop,
-// such as signing the next transaction, stays out of the figure) and reports the median and the
-// 99th percentile as counters p50_us and p99_us.
-class Latencies {
- public:
-  using Clock = std::chrono::steady_clock;
-
-  explicit Latencies(benchmark::State& state) : state_(state) {
-    samples_.reserve(static_cast<std::size_t>(std::min<benchmark::IterationCount>(
-        state.max_iterations, benchmark::IterationCount{1} << 20)));
-  }
-  // Runs f() and records its wall time as this iteration's time; returns what f returns.
-  template <class F>
-  auto Time(F&& f) {
-    const auto t0 = Clock::now();
-    auto result = f();
-    Record(std::chrono::duration<double>(Clock::now() - t0).count());
-    return result;
-  }
-  void Record(double seconds) {
-    state_.SetIterationTime(seconds);
-    samples_.push_back(seconds * 1e6);
-    total_seconds_ += seconds;
-  }
-  double total_seconds() const { return total_seconds_; }
-  void Report() {
-    if (samples_.empty()) return;
-    std::sort(samples_.begin(), samples_.end());
-    state_.counters["p50_us"] = Percentile(0.50);
-    state_.counters["p99_us"] = Percentile(0.99);
-  }
-
- private:
-  double Percentile(double q) const {
-    const auto i = static_cast<std::size_t>(q * static_cast<double>(samples_.size() - 1) + 0.5);
-    return samples_[std::min(i, samples_.size() - 1)];
-  }
-  benchmark::State& state_;
-  std::vector<double> samples_;
-  double total_seconds_ = 0;
-};
+// such as signing the next transaction, stays out of the figure); bench/latencies.h.
+using veil::bench::Latencies;
 
 // splitmix64: the deterministic source of every generated value (payloads, scores, read keys).
 inline std::uint64_t Mix(std::uint64_t x) {

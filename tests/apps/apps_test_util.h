@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "apps/daemon_process.h"
 #include "node.h"
 #include "veil/crypto/ed25519.h"
 #include "veil/ledger/transaction.h"
@@ -92,76 +93,27 @@ inline int RunCli(const std::vector<std::string>& args, std::string* out) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-// A `veil-ledger serve` child process.
+// A `veil-ledger serve` child process (daemon_process.h does the process work).
 class ServerProcess {
  public:
-  ServerProcess() = default;
-  ServerProcess(const ServerProcess&) = delete;
-  ServerProcess& operator=(const ServerProcess&) = delete;
-  ~ServerProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-
   // Starts the server with `args` after "serve" and waits (up to 20 s) for its port file.
   bool Start(const std::filesystem::path& dir, std::vector<std::string> args) {
-    const auto port_file = dir / "port";
-    std::filesystem::remove(port_file);
     log_ = dir / "server.log";
+    const auto port_file = dir / "port";
     args.insert(args.begin(), {BinaryPath(), "serve", "--listen", "127.0.0.1:0", "--port-file",
                                port_file.string()});
-    pid_ = ::fork();
-    if (pid_ < 0) return false;
-    if (pid_ == 0) {
-      const int fd = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (fd >= 0) ::dup2(fd, 2);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream f(port_file);
-      int port = 0;
-      if (f >> port && port > 0) {
-        port_ = port;
-        return true;
-      }
-      int st = 0;
-      if (::waitpid(pid_, &st, WNOHANG) == pid_) {
-        pid_ = -1;
-        return false;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return false;
+    return process_.Start(std::move(args), port_file, log_);
   }
 
   // Sends `sig` and waits; returns the exit code (or 128 + the signal that killed it).
-  int Signal(int sig) {
-    if (pid_ <= 0) return -1;
-    ::kill(pid_, sig);
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    pid_ = -1;
-    if (WIFEXITED(st)) return WEXITSTATUS(st);
-    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
-  }
+  int Signal(int sig) { return process_.Signal(sig); }
 
-  int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  std::string Log() const {
-    std::ifstream f(log_);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-  }
+  int port() const { return process_.port(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+  std::string Log() const { return process_.Log(); }
 
  private:
-  pid_t pid_ = -1;
-  int port_ = 0;
+  veil::testing::DaemonProcess process_;
   std::filesystem::path log_;
 };
 

@@ -1,0 +1,287 @@
+// kalypso-guardian: the key-share custody daemon (issue 7; docs/notes/kalypso-guardian.md, the
+// protocol in docs/notes/guardian.md).
+//
+//   kalypso-guardian --data DIR --listen 127.0.0.1:PORT
+//                    [--tls-cert FILE --tls-key FILE | --tls-self-signed]
+//                    [--sweep-interval SECONDS] [--max-body-bytes N] [--max-items N]
+//                    [--rate PER_SECOND --burst N] [--threads N] [--port-file FILE]
+//   kalypso-guardian identity --data DIR
+//
+// The daemon opens (or creates) DIR/identity.key and DIR/guardian.db, serves the guardian routes,
+// /health and /metrics, runs the sweeper, and logs JSON lines on stderr; the "listening" line
+// holds the URL, the bound port, the guardian fingerprint and (with TLS) the certificate's
+// SHA-256, the two values a client pins. Logs never contain a share, key, token or signature.
+// SIGINT or SIGTERM stops it gracefully (server, then sweeper, then the store) and it exits 0.
+// `identity` prints {"fingerprint":HEX,"data":DIR} on stdout (creating the identity if absent).
+//
+// Errors go to stderr as {"error":{"code":NAME,"message":TEXT}} with exit 1; usage errors exit 2.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "veil/guardian/guardian.h"
+#include "veil/guardian/identity.h"
+#include "veil/guardian/service.h"
+#include "veil/guardian/sweeper.h"
+#include "veil/net/http_server.h"
+#include "veil/net/log.h"
+#include "veil/net/signals.h"
+#include "veil/net/tls.h"
+
+namespace {
+
+using veil::Result;
+using veil::Status;
+using Json = nlohmann::json;
+namespace fs = std::filesystem;
+namespace guardian = veil::guardian;
+namespace net = veil::net;
+namespace vlog = veil::net::log;
+
+constexpr char kSelfSignedCert[] = "tls.crt";
+constexpr char kSelfSignedKey[] = "tls.key";
+constexpr int kSelfSignedValidDays = 825;
+
+int Fail(const Status& s) {
+  Json j = {{"error", {{"code", std::string(veil::CodeName(s.code()))}, {"message", s.message()}}}};
+  std::cerr << j.dump() << "\n";
+  return 1;
+}
+
+struct ServeArgs {
+  std::string data;
+  std::string listen = "127.0.0.1:7300";
+  std::string tls_cert;
+  std::string tls_key;
+  bool tls_self_signed = false;
+  double sweep_interval_seconds = 10;
+  std::size_t max_body_bytes = guardian::GuardianLimits{}.max_body_bytes;
+  std::size_t max_items = guardian::GuardianLimits{}.max_items;
+  double rate = guardian::GuardianLimits{}.rate_per_second;
+  double burst = guardian::GuardianLimits{}.rate_burst;
+  std::size_t threads = 8;
+  std::string port_file;
+};
+
+Status ParseListen(const std::string& listen, std::string* host, std::uint16_t* port) {
+  const auto colon = listen.rfind(':');
+  if (colon == std::string::npos) return veil::InvalidArgument("--listen: expected HOST:PORT");
+  *host = listen.substr(0, colon);
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  try {
+    std::size_t used = 0;
+    const std::string p = listen.substr(colon + 1);
+    const unsigned long v = std::stoul(p, &used);
+    if (used != p.size() || v > 65535) throw std::out_of_range("port");
+    *port = static_cast<std::uint16_t>(v);
+  } catch (const std::exception&) {
+    return veil::InvalidArgument("--listen: bad port");
+  }
+  return Status::Ok();
+}
+
+// Writes `data` to `path` with `mode`, whole or not at all: a fresh temporary file (O_EXCL),
+// fsynced, then renamed.
+Status WriteFileAtomically(const fs::path& path, std::string_view data, mode_t mode) {
+  const fs::path tmp = path.string() + ".tmp";
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0)
+    return veil::Unavailable("cannot create " + tmp.string() + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const auto n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return veil::Unavailable("cannot write " + tmp.string());
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  ::close(fd);
+  if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return veil::Unavailable("cannot write " + path.string());
+  }
+  return Status::Ok();
+}
+
+// --tls-self-signed: DIR/tls.crt and DIR/tls.key (0600), generated once and reused, so the pin a
+// client took stays valid across restarts.
+Result<net::TlsCredentials> SelfSignedCredentials(const fs::path& dir, const std::string& host) {
+  const fs::path cert = dir / kSelfSignedCert;
+  const fs::path key = dir / kSelfSignedKey;
+  std::error_code ec;
+  if (fs::exists(cert, ec) && fs::exists(key, ec)) {
+    struct stat st {};
+    if (::stat(key.c_str(), &st) != 0 || (st.st_mode & 077) != 0) {
+      return veil::FailedPrecondition(key.string() + " must not be readable by group or others");
+    }
+    return net::LoadTlsCredentials(cert.string(), key.string());
+  }
+  VEIL_ASSIGN_OR_RETURN(
+      auto generated,
+      net::GenerateSelfSignedCertificate(
+          "kalypso-guardian", {"localhost", "127.0.0.1", "::1", host}, kSelfSignedValidDays));
+  // The key first: a certificate without its key is never left behind as a reusable pair.
+  VEIL_RETURN_IF_ERROR(WriteFileAtomically(
+      key,
+      std::string_view(reinterpret_cast<const char*>(generated.credentials.key_pem.Expose().data()),
+                       generated.credentials.key_pem.Expose().size()),
+      0600));
+  VEIL_RETURN_IF_ERROR(WriteFileAtomically(cert, generated.credentials.cert_pem, 0644));
+  return std::move(generated.credentials);
+}
+
+int Identity(const std::string& data) {
+  if (data.empty()) return Fail(veil::InvalidArgument("--data is required"));
+  auto id = guardian::GuardianIdentity::LoadOrCreate(data);
+  if (!id.ok()) return Fail(id.status());
+  std::cout << Json{{"fingerprint", id->public_identity().FingerprintHex()}, {"data", data}}.dump()
+            << "\n";
+  return 0;
+}
+
+int Serve(const ServeArgs& a) {
+  // First, before any thread: every later thread inherits the blocked signals.
+  if (Status s = net::BlockShutdownSignals(); !s.ok()) return Fail(s);
+  if (a.data.empty()) return Fail(veil::InvalidArgument("--data is required"));
+  if (!a.tls_cert.empty() != !a.tls_key.empty()) {
+    return Fail(veil::InvalidArgument("--tls-cert and --tls-key go together"));
+  }
+  if (a.tls_self_signed && !a.tls_cert.empty()) {
+    return Fail(veil::InvalidArgument("give --tls-cert/--tls-key or --tls-self-signed, not both"));
+  }
+  if (!(a.sweep_interval_seconds > 0) || !std::isfinite(a.sweep_interval_seconds)) {
+    return Fail(veil::InvalidArgument("--sweep-interval must be a positive number of seconds"));
+  }
+  if (!(a.rate > 0) || !(a.burst >= 1) || !std::isfinite(a.rate) || !std::isfinite(a.burst)) {
+    return Fail(veil::InvalidArgument("--rate must be positive and --burst at least 1"));
+  }
+  if (a.max_body_bytes < 1024 || a.max_items == 0 || a.threads == 0) {
+    return Fail(veil::InvalidArgument(
+        "--max-body-bytes must be at least 1024, --max-items and --threads positive"));
+  }
+
+  net::HttpServerOptions so;
+  if (Status s = ParseListen(a.listen, &so.host, &so.port); !s.ok()) return Fail(s);
+  so.worker_threads = a.threads;
+  so.max_body_bytes = a.max_body_bytes;
+
+  guardian::GuardianOptions go;
+  go.limits.max_body_bytes = a.max_body_bytes;
+  go.limits.max_items = a.max_items;
+  go.limits.rate_per_second = a.rate;
+  go.limits.rate_burst = a.burst;
+  auto opened = guardian::Guardian::OpenDir(a.data, std::move(go));
+  if (!opened.ok()) return Fail(opened.status());
+  std::shared_ptr<guardian::Guardian> g(std::move(*opened));
+
+  std::string tls_sha256;
+  if (a.tls_self_signed || !a.tls_cert.empty()) {
+    auto creds = a.tls_self_signed ? SelfSignedCredentials(a.data, so.host)
+                                   : net::LoadTlsCredentials(a.tls_cert, a.tls_key);
+    if (!creds.ok()) return Fail(creds.status());
+    auto fp = net::CertificateSha256Fingerprint(creds->cert_pem);
+    if (!fp.ok()) return Fail(fp.status());
+    tls_sha256 = *fp;
+    so.tls = std::move(*creds);
+  }
+
+  auto server = std::make_unique<net::HttpServer>(std::move(so));
+  guardian::GuardianService service(g, server->shared_metrics());
+  service.Register(*server);
+  const auto interval = std::chrono::milliseconds(
+      static_cast<std::int64_t>(std::llround(a.sweep_interval_seconds * 1000)));
+  guardian::Sweeper sweeper(g, std::max(interval, std::chrono::milliseconds(1)),
+                            server->shared_metrics());
+  if (Status s = server->Start(); !s.ok()) return Fail(s);
+  sweeper.Start();
+
+  const std::uint16_t port = server->port();
+  std::string host_for_url = a.listen.substr(0, a.listen.rfind(':'));
+  const std::string url = std::string(tls_sha256.empty() ? "http" : "https") + "://" +
+                          host_for_url + ":" + std::to_string(port);
+  if (!a.port_file.empty()) {
+    // Written whole and renamed, so a reader never sees a partial file.
+    if (Status s = WriteFileAtomically(a.port_file, std::to_string(port) + "\n", 0644); !s.ok()) {
+      sweeper.Stop();
+      server->Stop().IgnoreError();
+      return Fail(veil::Unavailable("cannot write --port-file"));
+    }
+  }
+  auto stats = g->Stats();
+  vlog::Info("listening", {{"url", url},
+                           {"port", port},
+                           {"fingerprint", g->public_identity().FingerprintHex()},
+                           {"tls_sha256", tls_sha256},
+                           {"shares", stats.ok() ? stats->shares : 0},
+                           {"sweep_interval_ms", static_cast<std::int64_t>(interval.count())},
+                           {"max_body_bytes", a.max_body_bytes}});
+
+  const int sig = net::WaitForShutdownSignal();
+  vlog::Info("stopping", {{"signal", sig}});
+  Status s = server->Stop();
+  sweeper.Stop();
+  server.reset();
+  g.reset();  // the last reference: closes the store
+  if (!s.ok()) {
+    vlog::Warn("stopped with an error", {{"error", s.ToString()}});
+    return 1;
+  }
+  vlog::Info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kalypso-guardian: the key-share custody service"};
+  app.require_subcommand(0, 1);
+
+  ServeArgs serve;
+  app.add_option("--data", serve.data, "data directory (identity.key, guardian.db)");
+  app.add_option("--listen", serve.listen, "HOST:PORT (port 0: any free port)");
+  app.add_option("--tls-cert", serve.tls_cert, "TLS certificate chain (PEM)");
+  app.add_option("--tls-key", serve.tls_key, "TLS private key (PEM)");
+  app.add_flag("--tls-self-signed", serve.tls_self_signed,
+               "TLS with a self-signed certificate kept in DIR (made once, then reused)");
+  app.add_option("--sweep-interval", serve.sweep_interval_seconds,
+                 "seconds between sweeps of expired shares");
+  app.add_option("--max-body-bytes", serve.max_body_bytes, "largest request body in bytes");
+  app.add_option("--max-items", serve.max_items, "most items in one request");
+  app.add_option("--rate", serve.rate, "requests per second per owner");
+  app.add_option("--burst", serve.burst, "burst of requests per owner");
+  app.add_option("--threads", serve.threads, "HTTP worker threads");
+  app.add_option("--port-file", serve.port_file, "write the bound port to FILE");
+
+  std::string identity_data;
+  auto* identity_cmd =
+      app.add_subcommand("identity", "print the guardian fingerprint (creating the identity)");
+  identity_cmd->add_option("--data", identity_data, "data directory");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (identity_cmd->parsed()) return Identity(identity_data.empty() ? serve.data : identity_data);
+  return Serve(serve);
+}
