@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "sql_filter.h"
+#include "sqlite_vfs.h"
 #include "veil/ledger/store.h"
 
 namespace veil::ledger {
@@ -912,7 +913,8 @@ class SqliteStore final : public Store {
 Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options) {
   sqlite3* db = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(options.path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  const char* vfs = options.coalesce_wal_writes ? internal::CoalescingWalVfsName() : nullptr;
+  if (sqlite3_open_v2(options.path.c_str(), &db, flags, vfs) != SQLITE_OK) {
     std::string m = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     return Unavailable("cannot open " + options.path + ": " + m);

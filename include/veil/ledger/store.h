@@ -171,6 +171,9 @@ struct SqliteOptions {
   // reclaim idle page cache, as DAMON does on this project's machines, make those reads disk
   // reads). Memory is taken as pages are read, up to this bound.
   std::size_t cache_mib = 64;
+  // Writes each transaction's WAL frames with one system call instead of two a page (a VFS over
+  // the default one; docs/notes/ledger.md, "WAL writes"). Off only to measure what it saves.
+  bool coalesce_wal_writes = true;
 };
 
 Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options);
