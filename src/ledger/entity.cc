@@ -67,9 +67,14 @@ Hash32 EntityHash(const Entity& e) {
       .U64(e.updated_block)
       .U64(e.expires_block)
       .String(e.content_type)
-      .Fixed(crypto::Sha256(e.payload))
-      .Varint(e.attributes.size());
-  for (const auto& a : e.attributes) {
+      .Fixed(crypto::Sha256(e.payload));
+  PutAttributes(w, e.attributes);
+  return Digest(w.bytes());
+}
+
+void PutAttributes(Writer& w, const std::vector<Attribute>& attrs) {
+  w.Varint(attrs.size());
+  for (const auto& a : attrs) {
     w.String(a.name).U8(static_cast<std::uint8_t>(a.type()));
     if (a.type() == AttrType::kNumeric) {
       w.U64(std::get<std::uint64_t>(a.value));
@@ -77,7 +82,30 @@ Hash32 EntityHash(const Entity& e) {
       w.String(std::get<std::string>(a.value));
     }
   }
-  return Digest(w.bytes());
+}
+
+std::vector<Attribute> GetAttributes(Reader& r, std::size_t max_count, std::size_t max_name,
+                                     std::size_t max_value) {
+  std::vector<Attribute> out;
+  const std::uint64_t n = r.Varint();
+  if (n > max_count) {
+    r.Fail("too many attributes");
+    return out;
+  }
+  for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
+    Attribute a;
+    a.name = r.String(max_name);
+    const std::uint8_t type = r.U8();
+    if (type == static_cast<std::uint8_t>(AttrType::kNumeric)) {
+      a.value = r.U64();
+    } else if (type == static_cast<std::uint8_t>(AttrType::kString)) {
+      a.value = r.String(max_value);
+    } else {
+      r.Fail("unknown attribute type");
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 Status ValidateAttributeName(std::string_view name, const Limits& limits) {

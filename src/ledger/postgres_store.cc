@@ -35,6 +35,12 @@ namespace veil::ledger {
 namespace {
 
 constexpr std::uint64_t kBias = std::uint64_t{1} << 63;
+// Bounds for decoding the attributes a store wrote (entities.attrs): structure only, wide enough
+// for any Limits profile; the values were validated when their transaction was.
+constexpr std::size_t kMaxStoredAttributes = 1024;
+constexpr std::size_t kMaxStoredAttributeName = 1024;
+constexpr std::size_t kMaxStoredAttributeValue = std::size_t{1} << 20;
+
 std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ kBias); }
 std::uint64_t Unbiased(std::int64_t v) { return static_cast<std::uint64_t>(v) ^ kBias; }
 std::int64_t I64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
@@ -72,7 +78,11 @@ CREATE TABLE IF NOT EXISTS entities(
   id bigint PRIMARY KEY, key bytea NOT NULL UNIQUE, owner_id bigint NOT NULL,
   creator_id bigint NOT NULL, content_type text NOT NULL, payload bytea NOT NULL,
   created_block bigint NOT NULL, updated_block bigint NOT NULL, expires_block bigint NOT NULL,
-  last_change bigint NOT NULL);
+  last_change bigint NOT NULL, attrs bytea);
+-- attrs: the attributes in PutAttributes' form, so that a read returns them with the row (the
+-- attr_* tables are the indexes). NULL in rows written before the column existed: reads then
+-- aggregate the attr_* rows instead.
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS attrs bytea;
 CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
 CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
 CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
@@ -298,19 +308,21 @@ const WriteStmtDef& Def(int i) {
       {"DELETE FROM attr_str WHERE entity_id = ANY($1::int8[])", {kInt8ArrayOid}},
       {"DELETE FROM entities WHERE id = ANY($1::int8[])", {kInt8ArrayOid}},
       {"UPDATE entities e SET owner_id = a.id, content_type = u.ct, payload = u.p, "
-       "updated_block = u.ub, expires_block = u.eb, last_change = u.lc FROM unnest($1::int8[], "
-       "$2::bytea[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $7::int8[]) AS u(id, "
-       "owner, ct, p, ub, eb, lc) JOIN accounts a ON a.address = u.owner WHERE e.id = u.id",
+       "updated_block = u.ub, expires_block = u.eb, last_change = u.lc, attrs = u.at FROM "
+       "unnest($1::int8[], $2::bytea[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], "
+       "$7::int8[], $8::bytea[]) AS u(id, owner, ct, p, ub, eb, lc, at) JOIN accounts a ON "
+       "a.address = u.owner WHERE e.id = u.id",
        {kInt8ArrayOid, kByteaArrayOid, kTextArrayOid, kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid,
-        kInt8ArrayOid}},
+        kInt8ArrayOid, kByteaArrayOid}},
       {"INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
-       "created_block, updated_block, expires_block, last_change) SELECT u.id, u.key, o.id, "
-       "c.id, u.ct, u.p, u.cb, u.ub, u.eb, u.lc FROM unnest($1::int8[], $2::bytea[], "
+       "created_block, updated_block, expires_block, last_change, attrs) SELECT u.id, u.key, "
+       "o.id, c.id, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at FROM unnest($1::int8[], $2::bytea[], "
        "$3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::int8[], $8::int8[], $9::int8[], "
-       "$10::int8[]) AS u(id, key, owner, creator, ct, p, cb, ub, eb, lc) JOIN accounts o ON "
-       "o.address = u.owner JOIN accounts c ON c.address = u.creator",
+       "$10::int8[], $11::bytea[]) AS u(id, key, owner, creator, ct, p, cb, ub, eb, lc, at) JOIN "
+       "accounts o ON o.address = u.owner JOIN accounts c ON c.address = u.creator",
        {kInt8ArrayOid, kByteaArrayOid, kByteaArrayOid, kByteaArrayOid, kTextArrayOid,
-        kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid}},
+        kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid,
+        kByteaArrayOid}},
       // kInsertTail: everything after the entity rows, in one statement (one executor start
       // instead of six: a statement cost 10-40 us of server time in a one-entity block). The
       // parts touch different tables and none reads another's rows, so the order in which
@@ -619,10 +631,15 @@ class PostgresStore final : public Store {
     // Entities: attribute rows of deleted and re-attributed entities go first, then the rows.
     ArrayParam drop_attrs = Int8Array(), drop = Int8Array();
     ArrayParam u_id = Int8Array(), u_owner = ByteaArray(), u_ct = TextArray(), u_p = ByteaArray(),
-               u_ub = Int8Array(), u_eb = Int8Array(), u_lc = Int8Array();
+               u_ub = Int8Array(), u_eb = Int8Array(), u_lc = Int8Array(), u_at = ByteaArray();
     ArrayParam i_id = Int8Array(), i_key = ByteaArray(), i_owner = ByteaArray(),
                i_creator = ByteaArray(), i_ct = TextArray(), i_p = ByteaArray(), i_cb = Int8Array(),
-               i_ub = Int8Array(), i_eb = Int8Array(), i_lc = Int8Array();
+               i_ub = Int8Array(), i_eb = Int8Array(), i_lc = Int8Array(), i_at = ByteaArray();
+    auto encoded_attributes = [](const Entity& e) {
+      Writer aw;
+      PutAttributes(aw, e.attributes);
+      return std::move(aw).Take();
+    };
     ArrayParam n_id = Int8Array(), n_name = TextArray(), n_value = Int8Array();
     ArrayParam s_id = Int8Array(), s_name = TextArray(), s_value = TextArray();
     std::map<std::uint64_t, std::int64_t> expiry;
@@ -653,6 +670,7 @@ class PostgresStore final : public Store {
           i_ub.AddInt8(I64(e.updated_block));
           i_eb.AddInt8(I64(e.expires_block));
           i_lc.AddInt8(I64(e.last_change));
+          i_at.AddBytes(encoded_attributes(e));
           add_attributes(e);
           ++expiry[e.expires_block];
           break;
@@ -664,6 +682,7 @@ class PostgresStore final : public Store {
           u_ub.AddInt8(I64(e.updated_block));
           u_eb.AddInt8(I64(e.expires_block));
           u_lc.AddInt8(I64(e.last_change));
+          u_at.AddBytes(encoded_attributes(e));
           if (ew.attributes_changed) {
             drop_attrs.AddInt8(e.id);
             add_attributes(e);
@@ -689,14 +708,14 @@ class PostgresStore final : public Store {
       steps.push_back({kUpdateEntities,
                        nullptr,
                        {u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(), u_ub.Build(),
-                        u_eb.Build(), u_lc.Build()}});
+                        u_eb.Build(), u_lc.Build(), u_at.Build()}});
     }
     if (i_id.size() != 0) {
       steps.push_back(
           {kInsertEntities,
            nullptr,
            {i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(), i_ct.Build(),
-            i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build()}});
+            i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build(), i_at.Build()}});
     }
     ArrayParam x_block = Int8Array(), x_delta = Int8Array();
     for (const auto& [block, delta] : expiry) {
@@ -781,7 +800,12 @@ class PostgresStore final : public Store {
 
   Result<StorePage> Query(const QueryRequest& r) override {
     VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
-    VEIL_ASSIGN_OR_RETURN(auto res, ExecPlannedPerCall(c.sql, c.params));
+    // A filter of equalities plans the same whatever its values (index probes), so its plan is
+    // kept (a prepared statement); anything with a range, a glob or a negation is planned with
+    // its values every time (ExecPlannedPerCall says why).
+    VEIL_ASSIGN_OR_RETURN(auto res, r.filter != nullptr && OnlyEqualities(*r.filter)
+                                        ? ExecCached(c.sql, c.params)
+                                        : ExecPlannedPerCall(c.sql, c.params));
     StorePage page;
     VEIL_ASSIGN_OR_RETURN(page.entities, ReadEntities(res.get(), r.projection));
     if (page.entities.size() > r.limit) {
@@ -975,11 +999,14 @@ class PostgresStore final : public Store {
   }
 
   Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) override {
-    const std::string sql = EntitySelect(
-        "SELECT * FROM entities WHERE id > $1 ORDER BY id LIMIT $2", "e.id", Projection::All());
+    // Both copies of the attributes, compared (VerifyChain's scan): the row's, which reads
+    // return and the entity hash covers, and the attr_* rows, which queries match against.
+    const std::string sql =
+        EntitySelect("SELECT * FROM entities WHERE id > $1 ORDER BY id LIMIT $2", "e.id",
+                     Projection::All(), /*index_copy=*/true);
     VEIL_ASSIGN_OR_RETURN(
         auto r, ExecCached(sql, {Int8(after_id), Int8(static_cast<std::int64_t>(max_rows))}));
-    return ReadEntities(r.get(), Projection::All());
+    return ReadEntities(r.get(), Projection::All(), /*compare_copies=*/true);
   }
 
  private:
@@ -1252,8 +1279,9 @@ class PostgresStore final : public Store {
   // The entity columns over `inner` (a SELECT of entity rows), in `order`, with owner, creator
   // and the attributes (as arrays from one index range per table and entity) as projected. The
   // joins and attribute lookups run only for the rows `inner` returns.
+  // index_copy: the attr_* rows' aggregation for every row, not only those without `attrs`.
   static std::string EntitySelect(const std::string& inner, const std::string& order,
-                                  const Projection& p) {
+                                  const Projection& p, bool index_copy = false) {
     std::string sql = "SELECT e.id, e.key, ";
     sql += p.owner ? "o.address, " : "NULL::bytea, ";
     sql += p.creator ? "c.address, " : "NULL::bytea, ";
@@ -1262,22 +1290,51 @@ class PostgresStore final : public Store {
     sql += p.content_type ? "e.content_type, " : "NULL::text, ";
     sql += p.payload ? "e.payload, " : "NULL::bytea, ";
     sql += "e.last_change";
-    if (p.attributes) sql += ", na.names, na.vals, sa.names, sa.vals";
+    if (p.attributes) sql += ", e.attrs, na.names, na.vals, sa.names, sa.vals";
     sql += " FROM (" + inner + ") e";
     if (p.owner) sql += " JOIN accounts o ON o.id = e.owner_id";
     if (p.creator) sql += " JOIN accounts c ON c.id = e.creator_id";
     if (p.attributes) {
+      // Rows with `attrs` (every row written since the column exists) read nothing more: the
+      // aggregation below is gated on its absence (a one-time filter per row). Names and values
+      // come out in the same order; the reader sorts by name.
+      const std::string gate = index_copy ? "" : " AND e.attrs IS NULL";
       sql +=
-          " LEFT JOIN LATERAL (SELECT array_agg(name ORDER BY name) AS names, array_agg(value "
-          "ORDER BY name) AS vals FROM attr_num WHERE entity_id = e.id) na ON true LEFT JOIN "
-          "LATERAL (SELECT array_agg(name ORDER BY name) AS names, array_agg(value ORDER BY "
-          "name) AS vals FROM attr_str WHERE entity_id = e.id) sa ON true";
+          " LEFT JOIN LATERAL (SELECT array_agg(name) AS names, array_agg(value) AS vals FROM "
+          "attr_num WHERE entity_id = e.id" +
+          gate +
+          ") na ON true LEFT JOIN LATERAL (SELECT array_agg(name) AS names, array_agg(value) "
+          "AS vals FROM attr_str WHERE entity_id = e.id" +
+          gate + ") sa ON true";
     }
     sql += " ORDER BY " + order;
     return sql;
   }
 
-  static Result<std::vector<Entity>> ReadEntities(const PGresult* r, const Projection& p) {
+  // The attributes from the attr_* rows' aggregation (columns 11-14), sorted by name.
+  static Result<std::vector<Attribute>> IndexCopy(Row& row) {
+    std::vector<Attribute> out;
+    const auto num_names = row.Elements(11), num_vals = row.Elements(12);
+    const auto str_names = row.Elements(13), str_vals = row.Elements(14);
+    if (num_names.size() != num_vals.size() || str_names.size() != str_vals.size()) {
+      return DataLoss("postgres: attribute arrays differ in length");
+    }
+    for (std::size_t k = 0; k < num_names.size(); ++k) {
+      if (num_vals[k].size() != 8) return DataLoss("postgres: malformed numeric attribute");
+      out.push_back(Attribute::Num(
+          num_names[k], Unbiased(static_cast<std::int64_t>(GetBe(num_vals[k].data(), 8)))));
+    }
+    for (std::size_t k = 0; k < str_names.size(); ++k) {
+      out.push_back(Attribute::Str(str_names[k], str_vals[k]));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
+    return out;
+  }
+
+  // compare_copies: the row's attributes must equal the attr_* rows' (EntitySelect's index_copy).
+  static Result<std::vector<Entity>> ReadEntities(const PGresult* r, const Projection& p,
+                                                  bool compare_copies = false) {
     std::vector<Entity> out;
     const int n = PQntuples(r);
     out.reserve(static_cast<std::size_t>(n));
@@ -1297,21 +1354,25 @@ class PostgresStore final : public Store {
       if (p.payload) e.payload = row.Blob(8);
       e.last_change = row.U64(9);
       if (p.attributes) {
-        const auto num_names = row.Elements(10), num_vals = row.Elements(11);
-        const auto str_names = row.Elements(12), str_vals = row.Elements(13);
-        if (num_names.size() != num_vals.size() || str_names.size() != str_vals.size()) {
-          return DataLoss("postgres: attribute arrays differ in length");
+        const bool has_row_copy = !row.IsNull(10);
+        if (has_row_copy) {
+          const Bytes encoded = row.Blob(10);
+          Reader ar(encoded);
+          e.attributes = GetAttributes(ar, kMaxStoredAttributes, kMaxStoredAttributeName,
+                                       kMaxStoredAttributeValue);
+          if (const Status st = ar.Finish(); !st.ok()) {
+            return DataLoss("postgres: entity " + ToHex(e.key) +
+                            ": stored attributes: " + st.message());
+          }
         }
-        for (std::size_t k = 0; k < num_names.size(); ++k) {
-          if (num_vals[k].size() != 8) return DataLoss("postgres: malformed numeric attribute");
-          e.attributes.push_back(Attribute::Num(
-              num_names[k], Unbiased(static_cast<std::int64_t>(GetBe(num_vals[k].data(), 8)))));
+        if (!has_row_copy || compare_copies) {
+          VEIL_ASSIGN_OR_RETURN(auto index_copy, IndexCopy(row));
+          if (has_row_copy && index_copy != e.attributes) {
+            return DataLoss("entity " + ToHex(e.key) +
+                            ": its attributes differ from its attribute index rows");
+          }
+          e.attributes = std::move(index_copy);
         }
-        for (std::size_t k = 0; k < str_names.size(); ++k) {
-          e.attributes.push_back(Attribute::Str(str_names[k], str_vals[k]));
-        }
-        std::sort(e.attributes.begin(), e.attributes.end(),
-                  [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
       }
       VEIL_RETURN_IF_ERROR(row.status());
       out.push_back(std::move(e));
@@ -1336,6 +1397,23 @@ class PostgresStore final : public Store {
   // A page: driven by an attribute equality when the filter has one (docs/notes/ledger.md,
   // "Query plans"): a join from the driver's index in id order, which the planner can walk
   // backwards and stop after a page; PostgreSQL's statistics choose among the other orders.
+  // True when every predicate of `e` is an equality or an IN list, under AND and OR only.
+  static bool OnlyEqualities(const query::Expr& e) {
+    switch (e.kind) {
+      case query::Expr::Kind::kAll:
+        return true;
+      case query::Expr::Kind::kNot:
+        return false;
+      case query::Expr::Kind::kPredicate:
+        return e.predicate.op == query::CmpOp::kEq || e.predicate.op == query::CmpOp::kIn;
+      case query::Expr::Kind::kAnd:
+      case query::Expr::Kind::kOr:
+        return std::all_of(e.children.begin(), e.children.end(),
+                           [](const query::Expr& c) { return OnlyEqualities(c); });
+    }
+    return false;
+  }
+
   Result<Compiled> CompileSelect(const QueryRequest& r) {
     Compiled c;
     Dialect d(&c);

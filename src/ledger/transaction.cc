@@ -22,39 +22,8 @@ std::size_t SignatureSize(SigScheme s) {
   return s == SigScheme::kEd25519 ? crypto::kEd25519SignatureSize : crypto::kCompositeSignatureSize;
 }
 
-void PutAttributes(Writer& w, const std::vector<Attribute>& attrs) {
-  w.Varint(attrs.size());
-  for (const auto& a : attrs) {
-    w.String(a.name).U8(static_cast<std::uint8_t>(a.type()));
-    if (a.type() == AttrType::kNumeric) {
-      w.U64(std::get<std::uint64_t>(a.value));
-    } else {
-      w.String(std::get<std::string>(a.value));
-    }
-  }
-}
-
 std::vector<Attribute> GetAttributes(Reader& r, std::size_t max_count, const Limits& limits) {
-  std::vector<Attribute> out;
-  const std::uint64_t n = r.Varint();
-  if (n > max_count) {
-    r.Fail("too many attributes");
-    return out;
-  }
-  for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
-    Attribute a;
-    a.name = r.String(limits.max_attribute_name);
-    const std::uint8_t type = r.U8();
-    if (type == static_cast<std::uint8_t>(AttrType::kNumeric)) {
-      a.value = r.U64();
-    } else if (type == static_cast<std::uint8_t>(AttrType::kString)) {
-      a.value = r.String(limits.max_string_value);
-    } else {
-      r.Fail("unknown attribute type");
-    }
-    out.push_back(std::move(a));
-  }
-  return out;
+  return ledger::GetAttributes(r, max_count, limits.max_attribute_name, limits.max_string_value);
 }
 
 void PutOp(Writer& w, const Operation& op) {

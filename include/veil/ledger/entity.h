@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "veil/base/bytes.h"
+#include "veil/base/codec.h"
 #include "veil/base/result.h"
 #include "veil/ledger/limits.h"
 
@@ -77,6 +78,14 @@ struct Entity {
 // H("veil.ledger.entity.v1" || key || owner || creator || created || updated || expires ||
 //   content type || SHA-256(payload) || attributes): the entity hash in the change set.
 Hash32 EntityHash(const Entity& e);
+
+// The attributes' binary form (a varint count, then each name, type byte and value), in a
+// transaction's operations, in the entity hash and in a store's copy of an entity's attributes.
+void PutAttributes(Writer& w, const std::vector<Attribute>& attrs);
+// Reads PutAttributes' form: at most `max_count` attributes, names of at most `max_name` bytes,
+// string values of at most `max_value`; a violation fails `r` (names are not validated here).
+std::vector<Attribute> GetAttributes(Reader& r, std::size_t max_count, std::size_t max_name,
+                                     std::size_t max_value);
 
 // Name rules: [a-z][a-z0-9._-]*, at most limits.max_attribute_name bytes, not a reserved word.
 Status ValidateAttributeName(std::string_view name, const Limits& limits);
