@@ -173,6 +173,8 @@ class SqliteStore final : public Store {
     VEIL_RETURN_IF_ERROR(
         Exec(("PRAGMA cache_size=-" + std::to_string(std::max<std::size_t>(o.cache_mib, 1) * 1024))
                  .c_str()));
+    VEIL_RETURN_IF_ERROR(
+        Exec(("PRAGMA wal_autocheckpoint=" + std::to_string(o.wal_checkpoint_pages)).c_str()));
     sqlite3_busy_timeout(db_, 5000);
     return Exec(kSchema);
   }
