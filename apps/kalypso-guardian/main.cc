@@ -15,16 +15,12 @@
 // `identity` prints {"fingerprint":HEX,"data":DIR} on stdout (creating the identity if absent).
 //
 // Errors go to stderr as {"error":{"code":NAME,"message":TEXT}} with exit 1; usage errors exit 2.
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -32,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "veil/base/file.h"
 #include "veil/guardian/guardian.h"
 #include "veil/guardian/identity.h"
 #include "veil/guardian/service.h"
@@ -95,34 +92,6 @@ Status ParseListen(const std::string& listen, std::string* host, std::uint16_t* 
   return Status::Ok();
 }
 
-// Writes `data` to `path` with `mode`, whole or not at all: a fresh temporary file (O_EXCL),
-// fsynced, then renamed.
-Status WriteFileAtomically(const fs::path& path, std::string_view data, mode_t mode) {
-  const fs::path tmp = path.string() + ".tmp";
-  ::unlink(tmp.c_str());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0)
-    return veil::Unavailable("cannot create " + tmp.string() + ": " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const auto n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return veil::Unavailable("cannot write " + tmp.string());
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return veil::Unavailable("cannot write " + path.string());
-  }
-  return Status::Ok();
-}
-
 // --tls-self-signed: DIR/tls.crt and DIR/tls.key (0600), generated once and reused, so the pin a
 // client took stays valid across restarts.
 Result<net::TlsCredentials> SelfSignedCredentials(const fs::path& dir, const std::string& host) {
@@ -141,12 +110,10 @@ Result<net::TlsCredentials> SelfSignedCredentials(const fs::path& dir, const std
       net::GenerateSelfSignedCertificate(
           "kalypso-guardian", {"localhost", "127.0.0.1", "::1", host}, kSelfSignedValidDays));
   // The key first: a certificate without its key is never left behind as a reusable pair.
-  VEIL_RETURN_IF_ERROR(WriteFileAtomically(
-      key,
-      std::string_view(reinterpret_cast<const char*>(generated.credentials.key_pem.Expose().data()),
-                       generated.credentials.key_pem.Expose().size()),
-      0600));
-  VEIL_RETURN_IF_ERROR(WriteFileAtomically(cert, generated.credentials.cert_pem, 0644));
+  VEIL_RETURN_IF_ERROR(veil::WriteFileAtomically(key, generated.credentials.key_pem.Expose(), 0600,
+                                                 veil::ReplacePolicy::kReplace));
+  VEIL_RETURN_IF_ERROR(veil::WriteFileAtomically(cert, generated.credentials.cert_pem, 0644,
+                                                 veil::ReplacePolicy::kReplace));
   return std::move(generated.credentials);
 }
 
@@ -221,10 +188,12 @@ int Serve(const ServeArgs& a) {
                           host_for_url + ":" + std::to_string(port);
   if (!a.port_file.empty()) {
     // Written whole and renamed, so a reader never sees a partial file.
-    if (Status s = WriteFileAtomically(a.port_file, std::to_string(port) + "\n", 0644); !s.ok()) {
+    if (Status s = veil::WriteFileAtomically(a.port_file, std::to_string(port) + "\n", 0644,
+                                             veil::ReplacePolicy::kReplace);
+        !s.ok()) {
       sweeper.Stop();
       server->Stop().IgnoreError();
-      return Fail(veil::Unavailable("cannot write --port-file"));
+      return Fail(veil::Unavailable("cannot write --port-file: " + s.message()));
     }
   }
   auto stats = g->Stats();

@@ -9,13 +9,12 @@
 // usage error). serve logs JSON lines on stderr and exits 0 after a graceful stop (SIGINT or
 // SIGTERM).
 #include <CLI/CLI.hpp>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "node.h"
+#include "veil/base/file.h"
 #include "veil/ledger/json.h"
 #include "veil/net/log.h"
 #include "veil/net/signals.h"
@@ -112,14 +111,10 @@ int Serve(const ServeArgs& a) {
   const std::uint16_t port = (*n)->port();
   if (!a.port_file.empty()) {
     // Written whole and renamed, so a reader never sees a partial file.
-    const std::string tmp = a.port_file + ".tmp";
-    {
-      std::ofstream f(tmp, std::ios::trunc);
-      f << port << "\n";
-      if (!f) return Fail(veil::Unavailable("cannot write --port-file"));
-    }
-    if (std::rename(tmp.c_str(), a.port_file.c_str()) != 0) {
-      return Fail(veil::Unavailable("cannot write --port-file"));
+    if (Status s = veil::WriteFileAtomically(a.port_file, std::to_string(port) + "\n", 0644,
+                                             veil::ReplacePolicy::kReplace);
+        !s.ok()) {
+      return Fail(veil::Unavailable("cannot write --port-file: " + s.message()));
     }
   }
   vlog::Info("listening", {{"host", o.host},

@@ -3,10 +3,11 @@
 // HTTP or TLS (self-signed certificate, pinned), beside the bare HPKE it is made of, so ratios
 // come from one run. `scripts/bench guardian` writes artifacts/bench-guardian.json.
 //
-// The guardian's store is a SQLite file (WAL, synchronous=FULL) under $TMPDIR (default /tmp),
-// removed at exit; every put and destroy commits durably, so TMPDIR should be a real disk. The
-// per-owner rate limit is lifted for the run (it would otherwise refuse after 100 requests), and
-// info logs (one line per destroy) are turned off.
+// The guardian's store is a SQLite file (WAL, synchronous=FULL) in the scratch directory under
+// $TMPDIR (default /tmp; bench/scratch_dir.h), removed at exit; every put and destroy commits
+// durably, so TMPDIR should be a real disk (a warning says so on tmpfs). The per-owner rate limit
+// is lifted for the run (it would otherwise refuse after 100 requests), and info logs (one line
+// per destroy) are turned off.
 //
 // Rows (wall time per call, UseManualTime; p50_us and p99_us are per-call percentiles; items/s
 // counts shares):
@@ -24,18 +25,17 @@
 //                                           (destroy: N signed receipts, the scrub after it)
 //   BM_Calibration_Ristretto255ScalarMult   the host's calibration row (calibration.h)
 #include <benchmark/benchmark.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "calibration.h"
 #include "latencies.h"
+#include "scratch_dir.h"
 #include "veil/crypto/hpke.h"
 #include "veil/crypto/random.h"
 #include "veil/crypto/xwing.h"
@@ -68,18 +68,15 @@ class LocalGuardian {
     server_.reset();
     service_.reset();
     guardian_.reset();
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
   }
 
  private:
   explicit LocalGuardian(bool tls) {
     // The service logs every destroy; a benchmark's output has no room for that.
     net::log::SetMinLevel(net::log::Level::kWarn);
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "veil-bench-guardian-XXXXXX").string();
-    VEIL_CHECK(::mkdtemp(tmpl.data()) != nullptr);
-    dir_ = tmpl;
+    // Guardian::OpenDir makes it (mode 0700) and the scratch directory's removal at exit removes
+    // it; the scratch directory outlives this object (made during its construction).
+    dir_ = bench::ScratchDir::NewFile(tls ? "guardian-tls" : "guardian-http");
     GuardianOptions o;
     o.limits.rate_per_second = 1e9;
     o.limits.rate_burst = 1e9;

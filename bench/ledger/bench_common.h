@@ -11,7 +11,6 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +26,7 @@
 #include <vector>
 
 #include "latencies.h"
+#include "scratch_dir.h"
 #include "veil/base/bytes.h"
 
 namespace veil::bench_ledger {
@@ -37,45 +37,9 @@ inline const char* PostgresUrl() {
   return url != nullptr && *url != '\0' ? url : nullptr;
 }
 
-// A directory for this process's scratch files (fresh SQLite databases of the write rows, the
-// fdatasync file), under $TMPDIR (default /tmp), removed at exit. It must be a real disk: on
-// tmpfs fdatasync costs nothing and the durable rows mean nothing (a warning says so).
-class ScratchDir {
- public:
-  static const std::filesystem::path& Path() {
-    static ScratchDir dir;
-    return dir.path_;
-  }
-  // A fresh file name in the scratch directory.
-  static std::filesystem::path NewFile(const std::string& stem) {
-    static std::atomic<int> seq{0};
-    return Path() / (stem + "-" + std::to_string(seq.fetch_add(1)));
-  }
-
- private:
-  ScratchDir() {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / "veil-bench-ledger-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) {
-      std::perror("veil_bench_ledger: mkdtemp");
-      std::abort();
-    }
-    path_ = tmpl;
-    struct statfs fs {};
-    constexpr long kTmpfsMagic = 0x01021994;
-    if (::statfs(tmpl.c_str(), &fs) == 0 && static_cast<long>(fs.f_type) == kTmpfsMagic) {
-      std::fprintf(stderr,
-                   "veil_bench_ledger: WARNING: %s is on tmpfs; fdatasync is free there, so the "
-                   "durable write rows are not durable (set TMPDIR to a real disk)\n",
-                   tmpl.c_str());
-    }
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::filesystem::path path_;
-};
+// The process's scratch directory (fresh SQLite databases of the write rows, the fdatasync file),
+// removed at exit; it must be a real disk, and a warning says so on tmpfs. bench/scratch_dir.h.
+using veil::bench::ScratchDir;
 
 inline void RemoveSqliteFiles(const std::filesystem::path& db) {
   std::error_code ec;

@@ -12,6 +12,7 @@
 
 #include "veil/base/codec.h"
 #include "veil/base/encoding.h"
+#include "veil/base/file.h"
 #include "veil/crypto/hash.h"
 #include "veil/crypto/random.h"
 
@@ -35,31 +36,10 @@ class Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
-  int Release() { return std::exchange(fd_, -1); }
 
  private:
   int fd_;
 };
-
-Status WriteAll(int fd, ByteView data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Unavailable(Errno("write identity"));
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return Status::Ok();
-}
-
-Status FsyncDir(const std::filesystem::path& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) return Unavailable(Errno("open " + dir.string()));
-  if (::fsync(fd.get()) != 0) return Unavailable(Errno("fsync " + dir.string()));
-  return Status::Ok();
-}
 
 Bytes EncodePublic(const crypto::CompositeVerifyingKey& sk, const crypto::XWingPublicKey& kem) {
   Writer w(kPublicTag, kVersion);
@@ -130,27 +110,11 @@ crypto::SecretBytes GuardianIdentity::EncodeSecret() const {
 }
 
 Status GuardianIdentity::Save(const std::filesystem::path& dir) const {
-  const std::filesystem::path final_path = dir / kIdentityFileName;
-  const std::filesystem::path tmp_path = dir / (std::string(kIdentityFileName) + ".tmp");
-  ::unlink(tmp_path.c_str());  // a leftover of a crash before the link below
-  {
-    Fd fd(::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (fd.get() < 0) return Unavailable(Errno("create " + tmp_path.string()));
-    const crypto::SecretBytes secret = EncodeSecret();
-    VEIL_RETURN_IF_ERROR(WriteAll(fd.get(), secret.Expose()));
-    if (::fsync(fd.get()) != 0) return Unavailable(Errno("fsync " + tmp_path.string()));
-    if (::close(fd.Release()) != 0) return Unavailable(Errno("close " + tmp_path.string()));
-  }
-  // link(2) fails with EEXIST instead of replacing: an identity is never overwritten.
-  if (::link(tmp_path.c_str(), final_path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp_path.c_str());
-    if (err == EEXIST) return FailedPrecondition(final_path.string() + " already exists");
-    errno = err;
-    return Unavailable(Errno("link " + final_path.string()));
-  }
-  ::unlink(tmp_path.c_str());
-  return FsyncDir(dir);
+  const crypto::SecretBytes secret = EncodeSecret();
+  // kNeverReplace (link(2)): an identity is never overwritten, and an existing one gives
+  // kFailedPrecondition, on which LoadOrCreate loads it instead.
+  return WriteFileAtomically(dir / kIdentityFileName, secret.Expose(), 0600,
+                             ReplacePolicy::kNeverReplace);
 }
 
 Result<GuardianIdentity> GuardianIdentity::Load(const std::filesystem::path& dir) {

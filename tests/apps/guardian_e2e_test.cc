@@ -44,7 +44,10 @@ class GuardianProcess {
     argv.insert(argv.end(), extra.begin(), extra.end());
     extra_ = extra;
     if (!process_.Start(argv, dir_ / "port", dir_ / "guardian.log")) return false;
-    // The "listening" line is written right after the port file; read the last one.
+    // The "listening" line is written right after the port file; read the last one, and only
+    // once it names this run's port (the log is appended to across restarts, and the port file
+    // can appear before this run's line does).
+    const std::string port_suffix = ":" + std::to_string(process_.port());
     const auto deadline = Clock::now() + std::chrono::seconds(5);
     while (Clock::now() < deadline) {
       const std::string log = process_.Log();
@@ -56,7 +59,11 @@ class GuardianProcess {
           listening_ = Json::parse(log.substr(begin == std::string::npos ? 0 : begin + 1,
                                               end - (begin == std::string::npos ? 0 : begin + 1)),
                                    nullptr, false);
-          if (listening_.is_object()) return true;
+          const std::string url = listening_.is_object() ? Field("url") : "";
+          if (url.size() > port_suffix.size() &&
+              url.compare(url.size() - port_suffix.size(), port_suffix.size(), port_suffix) == 0) {
+            return true;
+          }
         }
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
