@@ -19,21 +19,6 @@ constexpr int kMaxTempAttempts = 100;
 
 std::atomic<std::uint64_t> temp_sequence{0};
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int Release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
-
 // Unlinks the temporary file when the write fails, whichever step failed.
 class TempName {
  public:
@@ -73,7 +58,7 @@ Status WriteAll(const std::filesystem::path& path, const TempName& tmp, int fd, 
 }
 
 Status FsyncDir(const std::filesystem::path& path, const std::filesystem::path& dir) {
-  Fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) {
     const int err = errno;
     return Failed(path, "open directory " + dir.string(), err);
@@ -110,7 +95,7 @@ Status WriteFileAtomically(const std::filesystem::path& path, ByteView data, mod
     }
   }
   // Destroyed in reverse order: on an early return the name is unlinked, then the file closed.
-  Fd fd(fd_value);
+  UniqueFd fd(fd_value);
   TempName tmp(std::move(tmp_path));
 
   VEIL_RETURN_IF_ERROR(WriteAll(path, tmp, fd.get(), data));

@@ -27,20 +27,6 @@ constexpr std::size_t kSecretFileSize =
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 Bytes EncodePublic(const crypto::CompositeVerifyingKey& sk, const crypto::XWingPublicKey& kem) {
   Writer w(kPublicTag, kVersion);
   w.Fixed(sk.bytes()).Fixed(kem);
@@ -119,7 +105,7 @@ Status GuardianIdentity::Save(const std::filesystem::path& dir) const {
 
 Result<GuardianIdentity> GuardianIdentity::Load(const std::filesystem::path& dir) {
   const std::filesystem::path path = dir / kIdentityFileName;
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (fd.get() < 0) {
     if (errno == ENOENT) return NotFound(path.string() + " does not exist");
     return Unavailable(Errno("open " + path.string()));

@@ -16,15 +16,34 @@
 #pragma once
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <string_view>
+#include <utility>
 
 #include "veil/base/bytes.h"
 #include "veil/base/status.h"
 
 namespace veil {
+
+// An owned file descriptor, closed when it goes out of scope (-1: none).
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd = -1) : fd_(fd) {}
+  ~UniqueFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  int get() const { return fd_; }
+  // Gives the descriptor up without closing it.
+  int Release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
 
 enum class ReplacePolicy : std::uint8_t {
   kReplace,       // an existing file at the path is replaced atomically (rename(2))
