@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -606,19 +608,14 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  Status SetMeta(const char* name, std::int64_t v) {
-    VEIL_ASSIGN_OR_RETURN(auto s,
-                          Prepare("INSERT INTO meta(name, value) VALUES(?, ?) "
-                                  "ON CONFLICT(name) DO UPDATE SET value = excluded.value"));
-    s->Text(1, name).Int(2, v);
-    return s->Run();
-  }
-
+  // Moves the count of entities expiring at `block` by delta (nonzero); a bucket that reaches
+  // zero is removed.
   Status ExpiryDelta(std::uint64_t block, std::int64_t delta) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO expiry(block, n) VALUES(?, ?) "
                                           "ON CONFLICT(block) DO UPDATE SET n = n + excluded.n"));
     s->Int(1, I64(block)).Int(2, delta);
     VEIL_RETURN_IF_ERROR(s->Run());
+    if (delta > 0) return Status::Ok();
     VEIL_ASSIGN_OR_RETURN(auto d, Prepare("DELETE FROM expiry WHERE block = ? AND n = 0"));
     d->Int(1, I64(block));
     return d->Run();
@@ -658,7 +655,11 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
+  // One block's rows. Accounts are made once per block (a sender's row is already written by
+  // the nonce upsert), and the expiry buckets' deltas are summed per bucket and written at the end
+  // (a batch of creates with one expiry moves its bucket once).
   Status ApplyInTx(const BlockWrite& w) {
+    std::set<Address> known;  // accounts that have a row in this transaction
     for (const auto& a : w.accounts) {
       VEIL_ASSIGN_OR_RETURN(
           auto s, Prepare("INSERT INTO accounts(address, tx_nonce, create_nonce) VALUES(?, ?, ?) "
@@ -666,13 +667,18 @@ class SqliteStore final : public Store {
                           "create_nonce = excluded.create_nonce"));
       s->Blob(1, a.address).Int(2, I64(a.tx_nonce)).Int(3, I64(a.create_nonce));
       VEIL_RETURN_IF_ERROR(s->Run());
+      known.insert(a.address);
     }
+    const auto ensure = [&](const Address& a) {
+      return known.insert(a).second ? EnsureAccount(a) : Status::Ok();
+    };
+    std::map<std::uint64_t, std::int64_t> expiry;  // bucket -> delta
     for (const auto& ew : w.entities) {
       const Entity& e = ew.entity;
       switch (ew.kind) {
         case EntityWrite::Kind::kInsert: {
-          VEIL_RETURN_IF_ERROR(EnsureAccount(e.owner));
-          VEIL_RETURN_IF_ERROR(EnsureAccount(e.creator));
+          VEIL_RETURN_IF_ERROR(ensure(e.owner));
+          VEIL_RETURN_IF_ERROR(ensure(e.creator));
           VEIL_ASSIGN_OR_RETURN(
               auto s,
               Prepare("INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
@@ -684,11 +690,11 @@ class SqliteStore final : public Store {
           s->Int(8, I64(e.updated_block)).Int(9, I64(e.expires_block)).Int(10, I64(e.last_change));
           VEIL_RETURN_IF_ERROR(s->Run());
           VEIL_RETURN_IF_ERROR(InsertAttributes(e));
-          VEIL_RETURN_IF_ERROR(ExpiryDelta(e.expires_block, 1));
+          ++expiry[e.expires_block];
           break;
         }
         case EntityWrite::Kind::kUpdate: {
-          VEIL_RETURN_IF_ERROR(EnsureAccount(e.owner));
+          VEIL_RETURN_IF_ERROR(ensure(e.owner));
           VEIL_ASSIGN_OR_RETURN(
               auto s, Prepare("UPDATE entities SET owner_id = (SELECT id FROM accounts WHERE "
                               "address = ?), content_type = ?, payload = ?, updated_block = ?, "
@@ -702,8 +708,8 @@ class SqliteStore final : public Store {
             VEIL_RETURN_IF_ERROR(InsertAttributes(e));
           }
           if (ew.old_expires_block != e.expires_block) {
-            VEIL_RETURN_IF_ERROR(ExpiryDelta(ew.old_expires_block, -1));
-            VEIL_RETURN_IF_ERROR(ExpiryDelta(e.expires_block, 1));
+            --expiry[ew.old_expires_block];
+            ++expiry[e.expires_block];
           }
           break;
         }
@@ -712,10 +718,13 @@ class SqliteStore final : public Store {
           VEIL_ASSIGN_OR_RETURN(auto s, Prepare("DELETE FROM entities WHERE id = ?"));
           s->Int(1, e.id);
           VEIL_RETURN_IF_ERROR(s->Run());
-          VEIL_RETURN_IF_ERROR(ExpiryDelta(ew.old_expires_block, -1));
+          --expiry[ew.old_expires_block];
           break;
         }
       }
+    }
+    for (const auto& [bucket, delta] : expiry) {
+      if (delta != 0) VEIL_RETURN_IF_ERROR(ExpiryDelta(bucket, delta));
     }
     for (const auto& c : w.changes) {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO changes(seq, block, kind, key, "
@@ -739,10 +748,13 @@ class SqliteStore final : public Store {
     s->Blob(5, h.tx_root).Blob(6, h.changeset).Int(7, h.tx_count).Int(8, h.change_count);
     s->Int(9, I64(h.gas_used)).Blob(10, h.hash);
     VEIL_RETURN_IF_ERROR(s->Run());
-    VEIL_RETURN_IF_ERROR(SetMeta("head", I64(h.number)));
-    VEIL_RETURN_IF_ERROR(SetMeta("next_entity_id", w.state_after.next_entity_id));
-    VEIL_RETURN_IF_ERROR(SetMeta("next_change_seq", I64(w.state_after.next_change_seq)));
-    return SetMeta("stored_entities", I64(w.state_after.stored_entities));
+    VEIL_ASSIGN_OR_RETURN(
+        auto m, Prepare("INSERT INTO meta(name, value) VALUES('head', ?), ('next_entity_id', ?), "
+                        "('next_change_seq', ?), ('stored_entities', ?) ON CONFLICT(name) DO "
+                        "UPDATE SET value = excluded.value"));
+    m->Int(1, I64(h.number)).Int(2, w.state_after.next_entity_id);
+    m->Int(3, I64(w.state_after.next_change_seq)).Int(4, I64(w.state_after.stored_entities));
+    return m->Run();
   }
 
   Result<std::uint64_t> SweepInTx(std::uint64_t up_to_block, std::size_t max_rows) {
@@ -754,13 +766,15 @@ class SqliteStore final : public Store {
       while (s->Step()) victims.emplace_back(s->ColInt(0), s->ColU64(1));
       VEIL_RETURN_IF_ERROR(s->status());
     }
+    std::map<std::uint64_t, std::int64_t> expiry;  // bucket -> delta
     for (const auto& [id, expires] : victims) {
       VEIL_RETURN_IF_ERROR(DeleteAttributes(id));
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("DELETE FROM entities WHERE id = ?"));
       s->Int(1, id);
       VEIL_RETURN_IF_ERROR(s->Run());
-      VEIL_RETURN_IF_ERROR(ExpiryDelta(expires, -1));
+      --expiry[expires];
     }
+    for (const auto& [bucket, delta] : expiry) VEIL_RETURN_IF_ERROR(ExpiryDelta(bucket, delta));
     if (!victims.empty()) {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("UPDATE meta SET value = value - ? WHERE name = "
                                             "'stored_entities'"));
