@@ -37,6 +37,11 @@ using Clock = std::chrono::steady_clock;
 // and the logger for one request on the same thread.
 thread_local Clock::time_point tl_request_start;
 thread_local bool tl_request_active = false;
+// Set when a request is refused with "Connection: close": the logger, which cpp-httplib calls after
+// the response is written, then shuts the connection down. Not before: this cpp-httplib checks,
+// before every write, that the socket is alive by peeking at it, and a socket whose read side is
+// shut down and empty reads as closed, so the response would never be sent.
+thread_local bool tl_close_after_response = false;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -218,6 +223,7 @@ struct HttpServer::Impl {
   sockaddr_storage bound{};
 
   std::atomic<int> in_flight{0};
+  std::atomic<bool> stopping{false};  // Stop() has begun: new requests are refused
   Gauge* in_flight_gauge = nullptr;
 
   Status Build();
@@ -273,6 +279,15 @@ void HttpServer::Impl::Record(const httplib::Request& req, const httplib::Respon
                      {{"route", route}, {"method", method}})
         .Inc();
   }
+  if (tl_close_after_response) {
+    tl_close_after_response = false;
+    // The response is out; what the client sent after it is not read (a rejected request's body
+    // would be parsed as the next request), and the keep-alive loop ends on the closed socket.
+    for (int fd :
+         AcceptedConnections(bound, req.remote_addr + " " + std::to_string(req.remote_port))) {
+      ::shutdown(fd, SHUT_RDWR);
+    }
+  }
   if (tl_request_active) {
     tl_request_active = false;
     in_flight.fetch_sub(1);
@@ -307,21 +322,18 @@ void HttpServer::Impl::Configure(httplib::Server& svr) {
           std::chrono::duration_cast<std::chrono::seconds>(options.keep_alive_timeout).count())));
   svr.set_keep_alive_max_count(std::max<std::size_t>(1, options.keep_alive_max_requests));
 
-  svr.set_expect_100_continue_handler([this, max_body](const httplib::Request& req,
-                                                       httplib::Response& res) {
-    if (req.get_header_value<uint64_t>("Content-Length") > max_body) {
-      // Answered before the body is sent; a client that sends it anyway meets a closed read side.
-      res.status = 413;
-      res.set_content(JsonError(413, DefaultMessage(413, max_body)), "application/json");
-      res.set_header("Connection", "close");
-      for (int fd :
-           AcceptedConnections(bound, req.remote_addr + " " + std::to_string(req.remote_port))) {
-        ::shutdown(fd, SHUT_RD);
-      }
-      return 413;
-    }
-    return 100;
-  });
+  svr.set_expect_100_continue_handler(
+      [this, max_body](const httplib::Request& req, httplib::Response& res) {
+        if (req.get_header_value<uint64_t>("Content-Length") > max_body) {
+          // Answered before the body is sent; a client that sends it anyway meets a closed socket.
+          res.status = 413;
+          res.set_content(JsonError(413, DefaultMessage(413, max_body)), "application/json");
+          res.set_header("Connection", "close");
+          tl_close_after_response = true;
+          return 413;
+        }
+        return 100;
+      });
 
   svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     tl_request_start = Clock::now();
@@ -336,12 +348,15 @@ void HttpServer::Impl::Configure(httplib::Server& svr) {
       res.status = status;
       res.set_content(JsonError(status, message), "application/json");
       res.set_header("Connection", "close");
-      for (int fd :
-           AcceptedConnections(bound, req.remote_addr + " " + std::to_string(req.remote_port))) {
-        ::shutdown(fd, SHUT_RD);
-      }
+      tl_close_after_response = true;
       return httplib::Server::HandlerResponse::Handled;
     };
+    // Stop() raises `stopping` and then waits for in_flight to reach zero; this thread raised
+    // in_flight and then reads `stopping` (both sequentially consistent), so either Stop waits
+    // for this request's response, or this request is refused here, before any handler runs:
+    // once Stop shuts the connections' read sides, a response can no longer be written, and a
+    // request served after that would take effect unacknowledged.
+    if (stopping.load()) return reject(503, "the server is stopping");
     if (req.method != "GET" && req.method != "HEAD" && req.method != "POST") {
       res.set_header("Allow", "GET, HEAD, POST");
       return reject(405, "method not allowed: use GET, HEAD or POST");
@@ -490,13 +505,15 @@ Status HttpServer::Stop(std::chrono::milliseconds grace) {
   if (!m.started || m.stopped) return Status::Ok();
   m.stopped = true;
   const auto deadline = Clock::now() + grace;
-  m.server->stop();  // closes the listening socket: new connections are refused from here on
+  m.stopping.store(true);  // requests not yet admitted are refused (see the pre-routing handler)
+  m.server->stop();        // closes the listening socket: new connections are refused from here on
   // Requests being served finish and their responses are written.
   while (m.in_flight.load() > 0 && Clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   // Idle keep-alive connections wait in cpp-httplib for their next request; a read shutdown
-  // wakes them with end-of-stream, while any response still being written goes out.
+  // wakes them with end-of-stream. Every admitted request has been answered by now: a response
+  // written after this point would not be sent (see tl_close_after_response).
   for (int fd : AcceptedConnections(m.bound)) ::shutdown(fd, SHUT_RD);
   bool cut = false;
   while (!m.listen_done && Clock::now() < deadline) {

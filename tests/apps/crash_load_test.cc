@@ -94,7 +94,7 @@ void StopMidStream(int sig) {
   EXPECT_TRUE(counts.empty() || counts.rbegin()->first + 1 == counts.size());
   // A graceful stop answers every request it served: nothing lands unacknowledged.
   if (sig == SIGTERM) {
-    EXPECT_EQ(counts.size(), acked.load());
+    EXPECT_EQ(counts.size(), acked.load()) << server.Log();
   }
   EXPECT_TRUE((*api)->VerifyChain().ok());
   std::printf("stop with signal %d: %llu acknowledged, %zu present after restart, %llu sent\n", sig,

@@ -43,6 +43,64 @@ std::uint16_t FreePort() {
   return ntohs(a.sin_port);
 }
 
+// A plain TCP connection to 127.0.0.1:port, for bytes no client library would send.
+class RawConnection {
+ public:
+  explicit RawConnection(std::uint16_t port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    timeval tv{5, 0};  // a reply that never comes fails the test instead of hanging it
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+  }
+  ~RawConnection() { close(fd_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+
+  bool connected() const { return connected_; }
+  bool Send(const std::string& bytes) {
+    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+           static_cast<ssize_t>(bytes.size());
+  }
+  // Everything until the server closes the connection (or 5 s pass).
+  std::string ReadToEnd() {
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = recv(fd_, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
+    return out;
+  }
+  // One response: its headers and a body of Content-Length bytes.
+  std::string ReadResponse() {
+    std::string out;
+    char c;
+    while (out.find("\r\n\r\n") == std::string::npos && recv(fd_, &c, 1, 0) == 1) out += c;
+    std::size_t length = 0;
+    const auto at = out.find("Content-Length: ");
+    if (at != std::string::npos) length = std::stoul(out.substr(at + 16));
+    std::string body(length, '\0');
+    std::size_t got = 0;
+    while (got < length) {
+      const ssize_t n = recv(fd_, body.data() + got, length - got, 0);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    return out + body.substr(0, got);
+  }
+
+ private:
+  int fd_;
+  bool connected_ = false;
+};
+
+std::size_t CountOf(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 double MetricValue(const std::string& text, const std::string& series) {
   std::istringstream in(text);
   std::string line;
@@ -315,6 +373,65 @@ TEST_F(RpcServerTest, GracefulStopLetsInFlightRequestFinish) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, "done");
   EXPECT_TRUE(stopping.get().ok());
+}
+
+// A request that arrives on an open keep-alive connection once the stop has begun is refused
+// before its handler runs, and the refusal still reaches the client: it cannot take effect
+// unacknowledged (the in-flight request it waits for keeps the connections open meanwhile).
+TEST_F(RpcServerTest, RequestArrivingDuringTheStopIsRefusedBeforeItsHandler) {
+  RawConnection idle(server_->port());
+  ASSERT_TRUE(idle.connected());
+  const std::string body = R"({"jsonrpc":"2.0","method":"slow","params":{"ms":0},"id":7})";
+  const std::string request =
+      "POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  ASSERT_TRUE(idle.Send(request));
+  EXPECT_EQ(idle.ReadResponse().substr(0, 15), "HTTP/1.1 200 OK");
+  ASSERT_EQ(slow_started_.load(), 1);
+
+  auto slow = std::async(std::launch::async, [&] {
+    auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+    return client->Call("slow", json{{"ms", 600}});
+  });
+  while (slow_started_.load() < 2) std::this_thread::sleep_for(milliseconds(2));
+  auto stopping = std::async(std::launch::async, [&] { return server_->Stop(milliseconds(5000)); });
+  std::this_thread::sleep_for(milliseconds(100));
+
+  ASSERT_TRUE(idle.Send(request));
+  const std::string refused = idle.ReadResponse();
+  EXPECT_EQ(refused.substr(0, 12), "HTTP/1.1 503") << refused;
+  EXPECT_NE(refused.find("the server is stopping"), std::string::npos) << refused;
+  EXPECT_EQ(slow_started_.load(), 2) << "the refused request's handler ran";
+  auto r = slow.get();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(stopping.get().ok());
+}
+
+// Refusals made before routing reach a client on a real socket (cpp-httplib refuses to write to
+// a socket whose read side is shut down, so the connection is closed only after the response),
+// and what the client sent after the refused request is not read as another request.
+TEST_F(RpcServerTest, RefusalsReachTheClientAndThenTheConnectionCloses) {
+  {
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.connected());
+    ASSERT_TRUE(c.Send("PUT /rpc HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"));
+    const std::string reply = c.ReadToEnd();
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 405") << reply;
+    EXPECT_NE(reply.find("method not allowed"), std::string::npos) << reply;
+    EXPECT_EQ(CountOf(reply, "HTTP/1.1 "), 1u) << reply;
+  }
+  {
+    RawConnection c(server_->port());
+    ASSERT_TRUE(c.connected());
+    // The chunk below would parse as a request line if the server went on reading.
+    ASSERT_TRUE(
+        c.Send("POST /rpc HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
+               "2a\r\nGET /health HTTP/1.1\r\nHost: t\r\n\r\n\r\n0\r\n\r\n"));
+    const std::string reply = c.ReadToEnd();
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 411") << reply;
+    EXPECT_EQ(CountOf(reply, "HTTP/1.1 "), 1u) << reply;
+  }
 }
 
 TEST(HttpServerStop, GraceBoundsAHungRequest) {
