@@ -18,27 +18,14 @@
 #include <system_error>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace veil {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "veil-base-file-XXXXXX").string();
-    VEIL_CHECK(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testing::TempDir;
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -64,7 +51,7 @@ class WriteFileAtomicallyTest : public ::testing::Test {
  protected:
   void SetUp() override { old_umask_ = ::umask(022); }
   void TearDown() override { ::umask(old_umask_); }
-  TempDir dir_;
+  TempDir dir_{"veil-base-file"};
 
  private:
   mode_t old_umask_ = 0;

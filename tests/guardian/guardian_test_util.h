@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "temp_dir.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/hpke.h"
 #include "veil/crypto/random.h"
@@ -21,21 +22,7 @@
 
 namespace veil::guardian::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "veil-guardian-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using veil::testing::TempDir;
 
 inline std::string ReadFile(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.h"
+
 namespace veil::ledger {
 namespace {
 
@@ -71,14 +73,10 @@ class SqliteVfsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_NE(CoalescingWalVfsName(), nullptr);
-    char tmpl[] = "/tmp/veil-vfs-test-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    path_ = (dir_ / "t.db").string();
+    path_ = (dir_.path() / "t.db").string();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  std::filesystem::path dir_;
+  veil::testing::TempDir dir_{"veil-vfs-test"};
   std::string path_;
 };
 
