@@ -54,24 +54,29 @@ inline void RemoveSqliteFiles(const std::filesystem::path& db) {
 // that overwrites log frames in place, which every commit does once SQLite has checkpointed the
 // log and restarted it from its start (the file keeps its size). WarmUpSqliteLog runs write(i)
 // for i = 0, 1, ... (untimed) until the log at db + "-wal" has kept its size for kSteadyCommits
-// commits in a row, at most max_commits; it returns the commits made, or nullopt if one failed.
+// commits in a row, at most max_commits, and counts them in the counter warmup_tx; false (the
+// run skipped with an error) if a write failed.
 // The FirstFill rows skip it and measure the growing log.
 template <class Write>
-std::optional<std::uint64_t> WarmUpSqliteLog(const std::filesystem::path& db, Write write,
-                                             std::uint64_t max_commits = 5000) {
+bool WarmUpSqliteLog(benchmark::State& state, const std::filesystem::path& db, Write write,
+                     std::uint64_t max_commits = 5000) {
   constexpr std::uint64_t kSteadyCommits = 32;
   const std::string wal = db.string() + "-wal";
   std::uintmax_t last = 0;
   std::uint64_t steady = 0;
   std::uint64_t i = 0;
   while (i < max_commits && steady < kSteadyCommits) {
-    if (!write(i++)) return std::nullopt;
+    if (!write(i++)) {
+      state.SkipWithError("warm-up: a write failed");
+      return false;
+    }
     std::error_code ec;
     const std::uintmax_t size = std::filesystem::file_size(wal, ec);
     steady = !ec && size == last && size > 0 ? steady + 1 : 0;
     if (!ec) last = size;
   }
-  return i;
+  state.counters["warmup_tx"] = static_cast<double>(i);
+  return true;
 }
 
 // Times each iteration itself (the benchmarks use UseManualTime, so untimed set-up in the loop,
