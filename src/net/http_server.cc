@@ -323,7 +323,7 @@ void HttpServer::Impl::Configure(httplib::Server& svr) {
   svr.set_keep_alive_max_count(std::max<std::size_t>(1, options.keep_alive_max_requests));
 
   svr.set_expect_100_continue_handler(
-      [this, max_body](const httplib::Request& req, httplib::Response& res) {
+      [max_body](const httplib::Request& req, httplib::Response& res) {
         if (req.get_header_value<uint64_t>("Content-Length") > max_body) {
           // Answered before the body is sent; a client that sends it anyway meets a closed socket.
           res.status = 413;
