@@ -52,8 +52,8 @@ inline void RemoveSqliteFiles(const std::filesystem::path& db) {
 // every commit, and then fdatasync must also write the file's new size (an inode write, a second
 // disk round trip): on this machine class that costs a one-entity commit 40-50% more than one
 // that overwrites log frames in place, which every commit does once SQLite has checkpointed the
-// log and restarted it from its start (the file keeps its size). WarmUpSqliteLog runs write(i)
-// for i = 0, 1, ... (untimed) until the log at db + "-wal" has kept its size for kSteadyCommits
+// log and restarted it from its start (the file keeps its size). WarmUpSqliteLog runs write()
+// again and again (untimed) until the log at db + "-wal" has kept its size for kSteadyCommits
 // commits in a row, at most max_commits, and counts them in the counter warmup_tx; false (the
 // run skipped with an error) if a write failed.
 // The FirstFill rows skip it and measure the growing log.
@@ -66,7 +66,8 @@ bool WarmUpSqliteLog(benchmark::State& state, const std::filesystem::path& db, W
   std::uint64_t steady = 0;
   std::uint64_t i = 0;
   while (i < max_commits && steady < kSteadyCommits) {
-    if (!write(i++)) {
+    ++i;
+    if (!write()) {
       state.SkipWithError("warm-up: a write failed");
       return false;
     }

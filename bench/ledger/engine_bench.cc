@@ -191,7 +191,7 @@ void BM_Engine_Sqlite(benchmark::State& state, std::uint64_t batch, bool first_f
   }
   std::uint64_t next = 0;
   if (!first_fill) {
-    const bool warm = WarmUpSqliteLog(state, db.path(), [&](std::uint64_t) {
+    const bool warm = WarmUpSqliteLog(state, db.path(), [&] {
       const bool ok = db.Write(next, batch);
       next += batch;
       return ok;

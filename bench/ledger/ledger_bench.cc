@@ -276,7 +276,7 @@ void WriteLoop(benchmark::State& state, Api& api, Backend b, std::uint64_t batch
   Signer signer("veil.bench.ledger.writer.v1");
   std::uint64_t next = 0;
   if (!sqlite_db.empty()) {
-    const bool warm = WarmUpSqliteLog(state, sqlite_db, [&](std::uint64_t) {
+    const bool warm = WarmUpSqliteLog(state, sqlite_db, [&] {
       auto tx = signer.SignCreates(next, batch);
       if (!tx.ok()) return false;
       auto r = api.Submit(*tx);
