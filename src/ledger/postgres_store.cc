@@ -271,7 +271,6 @@ enum WriteStmt : int {
   kSweep,
   kSweepClean,
   kWriteLock,
-  kGenericPlans,
   kWriteStmtCount,
 };
 
@@ -357,16 +356,20 @@ const WriteStmtDef& Def(int i) {
        "AND EXISTS (SELECT 1 FROM d)) SELECT count(*) FROM d",
        {kInt8Oid, kInt8Oid}},
       {"DELETE FROM expiry WHERE block <= $1 AND n = 0", {kInt8Oid}},
-      // kWriteLock: the chain's write lock for this transaction (see kWriteLockSession).
-      {"SELECT pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema()))", {}},
-      // kGenericPlans: inside a block's transaction (reverts at its end). The write statements
-      // take arrays, whose lengths a custom plan knows and a generic plan guesses (10), so
-      // PostgreSQL re-planned them at every execution: 75-93 us of planning for the entity
-      // insert alone, which then ran in 132 us; its generic plan runs in 44 us (a statement log
-      // of the one-entity benchmark). A generic plan is made for the tables' sizes when it is
-      // built and rebuilt when autovacuum's ANALYZE invalidates it (every 10% or so of growth),
-      // so a join that starts as a scan of a tiny accounts table becomes index probes as it grows.
-      {"SET LOCAL plan_cache_mode = force_generic_plan", {}},
+      // kWriteLock: the chain's write lock for this transaction (see kWriteLockSession), and
+      // generic plans for the statements after it, until the transaction ends (set_config with
+      // is_local, which SET LOCAL is, without its warning outside an explicit block). The write
+      // statements take arrays, whose lengths a custom plan knows and a generic plan guesses
+      // (10), so PostgreSQL re-planned them at every execution: 75-93 us of planning for the
+      // entity insert alone, which then ran in 132 us; its generic plan runs in 44 us (a
+      // statement log of the one-entity benchmark). A generic plan is made for the tables' sizes
+      // when it is built and rebuilt when autovacuum's ANALYZE invalidates it (every 10% or so
+      // of growth), so a join that starts as a scan of a tiny accounts table becomes index
+      // probes as it grows. One statement for both: each statement of a block costs 5-10 us of
+      // server time however little it does.
+      {"SELECT pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema())), "
+       "set_config('plan_cache_mode', 'force_generic_plan', true)",
+       {}},
   };
   return kDefs[i];
 }
@@ -381,10 +384,9 @@ constexpr const char* kWriteLockSession =
 constexpr const char* kWriteUnlockSession =
     "SELECT pg_advisory_unlock(hashtext('veil.ledger.write.' || current_schema()))";
 
-// One statement of a pipeline: a prepared write statement or, for BEGIN/COMMIT, plain SQL.
+// One statement of a pipeline: a prepared write statement and its parameters.
 struct Step {
-  int stmt = -1;  // WriteStmt, or -1 for `sql`
-  const char* sql = nullptr;
+  int stmt = 0;  // WriteStmt
   std::vector<PgParam> params;
 };
 
@@ -574,13 +576,14 @@ class PostgresStore final : public Store {
   }
 
   Status Apply(const BlockWrite& w) override {
+    // One pipeline, one implicit transaction: the statements up to the pipeline's Sync run as
+    // one transaction, which the Sync commits, or which the first failure rolls back with every
+    // statement after it skipped (no BEGIN and COMMIT statements: 15-20 us less a block).
     std::vector<Step> steps;
-    steps.push_back({-1, "BEGIN", {}});
-    steps.push_back({kGenericPlans, nullptr, {}});
     // The chain's write lock, for this transaction: it waits while a node that lost a race holds
     // the lock for its retry (LockWriters), so that node cannot be starved by faster writers. In
     // the pipeline: no extra round trip.
-    steps.push_back({kWriteLock, nullptr, {}});
+    steps.push_back({kWriteLock, {}});
     const BlockHeader& h = w.header;
     const ChainState& after = w.state_after;
     std::int64_t stored_delta = 0;
@@ -590,17 +593,15 @@ class PostgresStore final : public Store {
     }
     if (h.number == 0) {
       steps.push_back({kGuardGenesis,
-                       nullptr,
                        {Int8(0), Bytea(h.hash), Int8(after.next_entity_id),
                         Int8(I64(after.next_change_seq)), Int8(stored_delta)}});
     } else {
       steps.push_back(
           {kGuard,
-           nullptr,
            {Int8(I64(h.number - 1)), Int8(I64(h.number)), Bytea(h.hash), Int8(after.next_entity_id),
             Int8(I64(after.next_change_seq)), Int8(stored_delta), Bytea(h.parent)}});
     }
-    const std::size_t guard_step = 3;  // after BEGIN, the plan setting and the write lock
+    const std::size_t guard_step = 1;  // after the write lock
 
     // Accounts: nonces first, then owners and creators that have no row yet.
     std::set<Address> with_nonces;
@@ -613,7 +614,7 @@ class PostgresStore final : public Store {
         cn.AddInt8(I64(a.create_nonce));
       }
       if (addr.size() != 0) {
-        steps.push_back({kAccountsSet, nullptr, {addr.Build(), txn.Build(), cn.Build()}});
+        steps.push_back({kAccountsSet, {addr.Build(), txn.Build(), cn.Build()}});
       }
       std::set<Address> ensure;
       for (const auto& ew : w.entities) {
@@ -625,7 +626,7 @@ class PostgresStore final : public Store {
       for (const auto& a : ensure) {
         if (!with_nonces.count(a)) missing.AddBytes(a);
       }
-      if (missing.size() != 0) steps.push_back({kAccountsEnsure, nullptr, {missing.Build()}});
+      if (missing.size() != 0) steps.push_back({kAccountsEnsure, {missing.Build()}});
     }
 
     // Entities: attribute rows of deleted and re-attributed entities go first, then the rows.
@@ -700,20 +701,18 @@ class PostgresStore final : public Store {
       }
     }
     if (drop_attrs.size() != 0) {
-      steps.push_back({kDeleteAttrNum, nullptr, {drop_attrs.Build()}});
-      steps.push_back({kDeleteAttrStr, nullptr, {drop_attrs.Build()}});
+      steps.push_back({kDeleteAttrNum, {drop_attrs.Build()}});
+      steps.push_back({kDeleteAttrStr, {drop_attrs.Build()}});
     }
-    if (drop.size() != 0) steps.push_back({kDeleteEntities, nullptr, {drop.Build()}});
+    if (drop.size() != 0) steps.push_back({kDeleteEntities, {drop.Build()}});
     if (u_id.size() != 0) {
       steps.push_back({kUpdateEntities,
-                       nullptr,
                        {u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(), u_ub.Build(),
                         u_eb.Build(), u_lc.Build(), u_at.Build()}});
     }
     if (i_id.size() != 0) {
       steps.push_back(
           {kInsertEntities,
-           nullptr,
            {i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(), i_ct.Build(),
             i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build(), i_at.Build()}});
     }
@@ -741,21 +740,20 @@ class PostgresStore final : public Store {
       t_body.AddBytes(t.encoded);
       t_gas.AddInt8(I64(t.gas));
     }
-    steps.push_back({kInsertTail, nullptr, {n_id.Build(),          n_name.Build(),
-                                            n_value.Build(),       s_id.Build(),
-                                            s_name.Build(),        s_value.Build(),
-                                            x_block.Build(),       x_delta.Build(),
-                                            c_seq.Build(),         c_block.Build(),
-                                            c_kind.Build(),        c_key.Build(),
-                                            c_hash.Build(),        t_block.Build(),
-                                            t_idx.Build(),         t_hash.Build(),
-                                            t_body.Build(),        t_gas.Build(),
-                                            Int8(I64(h.number)),   Int8(I64(h.chain_id)),
-                                            Bytea(h.parent),       Int8(I64(h.timestamp_ms)),
-                                            Bytea(h.tx_root),      Bytea(h.changeset),
-                                            Int8(h.tx_count),      Int8(h.change_count),
-                                            Int8(I64(h.gas_used)), Bytea(h.hash)}});
-    steps.push_back({-1, "COMMIT", {}});
+    steps.push_back({kInsertTail, {n_id.Build(),          n_name.Build(),
+                                   n_value.Build(),       s_id.Build(),
+                                   s_name.Build(),        s_value.Build(),
+                                   x_block.Build(),       x_delta.Build(),
+                                   c_seq.Build(),         c_block.Build(),
+                                   c_kind.Build(),        c_key.Build(),
+                                   c_hash.Build(),        t_block.Build(),
+                                   t_idx.Build(),         t_hash.Build(),
+                                   t_body.Build(),        t_gas.Build(),
+                                   Int8(I64(h.number)),   Int8(I64(h.chain_id)),
+                                   Bytea(h.parent),       Int8(I64(h.timestamp_ms)),
+                                   Bytea(h.tx_root),      Bytea(h.changeset),
+                                   Int8(h.tx_count),      Int8(h.change_count),
+                                   Int8(I64(h.gas_used)), Bytea(h.hash)}});
 
     PipelineError err;
     std::vector<ResultPtr> results;
@@ -914,16 +912,13 @@ class PostgresStore final : public Store {
   Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) override {
     if (max_rows == 0) return std::uint64_t{0};
     std::vector<Step> steps;
-    steps.push_back({-1, "BEGIN", {}});
-    steps.push_back(
-        {kSweep, nullptr, {Int8(I64(up_to_block)), Int8(static_cast<std::int64_t>(max_rows))}});
-    steps.push_back({kSweepClean, nullptr, {Int8(I64(up_to_block))}});
-    steps.push_back({-1, "COMMIT", {}});
+    steps.push_back({kSweep, {Int8(I64(up_to_block)), Int8(static_cast<std::int64_t>(max_rows))}});
+    steps.push_back({kSweepClean, {Int8(I64(up_to_block))}});
     std::vector<ResultPtr> results;
     PipelineError err;
     VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err));
     if (!committed) return Internal("postgres: sweep: " + err.message);
-    Row row(results[1].get(), 0);
+    Row row(results[0].get(), 0);
     const std::uint64_t n = row.U64(0);
     VEIL_RETURN_IF_ERROR(row.status());
     return n;
@@ -1211,44 +1206,51 @@ class PostgresStore final : public Store {
     for (const auto& s : steps) {
       ParamArrays a(s.params);
       const int n = static_cast<int>(s.params.size());
-      const int ok =
-          s.stmt < 0 ? PQsendQueryParams(conn_, s.sql, 0, nullptr, nullptr, nullptr, nullptr, 1)
-                     : PQsendQueryPrepared(conn_, WriteStmtName(s.stmt).c_str(), n, a.values.data(),
-                                           a.lengths.data(), a.formats.data(), 1);
+      const int ok = PQsendQueryPrepared(conn_, WriteStmtName(s.stmt).c_str(), n, a.values.data(),
+                                         a.lengths.data(), a.formats.data(), 1);
       if (ok != 1) return ConnectionError("pipeline send");
     }
     if (PQpipelineSync(conn_) != 1) return ConnectionError("pipeline sync");
     bool failed = false;
+    auto note_failure = [&](const PGresult* raw, std::size_t step) {
+      if (failed || PQresultStatus(raw) != PGRES_FATAL_ERROR) return;
+      failed = true;
+      err->step = step;
+      const char* state = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
+      const char* constraint = PQresultErrorField(raw, PG_DIAG_CONSTRAINT_NAME);
+      err->sqlstate = state != nullptr ? state : "";
+      err->constraint = constraint != nullptr ? constraint : "";
+      err->message = PQresultErrorMessage(raw);
+      while (!err->message.empty() && err->message.back() == '\n') err->message.pop_back();
+    };
     results->clear();
     for (std::size_t i = 0; i < steps.size(); ++i) {
       ResultPtr kept;
       while (PGresult* raw = PQgetResult(conn_)) {
         ResultPtr r(raw);
-        const auto st = PQresultStatus(raw);
-        if (st == PGRES_FATAL_ERROR && !failed) {
-          failed = true;
-          err->step = i;
-          const char* state = PQresultErrorField(raw, PG_DIAG_SQLSTATE);
-          const char* constraint = PQresultErrorField(raw, PG_DIAG_CONSTRAINT_NAME);
-          err->sqlstate = state != nullptr ? state : "";
-          err->constraint = constraint != nullptr ? constraint : "";
-          err->message = PQresultErrorMessage(raw);
-          while (!err->message.empty() && err->message.back() == '\n') err->message.pop_back();
-        }
+        note_failure(raw, i);
         if (kept == nullptr) kept = std::move(r);
       }
       if (kept == nullptr) return ConnectionError("pipeline result");
       results->push_back(std::move(kept));
     }
-    ResultPtr sync(PQgetResult(conn_));
+    // The Sync commits the implicit transaction; a commit that fails reports its error before
+    // the Sync's own result (as step steps.size(), "the commit").
+    ResultPtr sync;
+    for (int k = 0; k < 4; ++k) {
+      sync.reset(PQgetResult(conn_));
+      if (sync == nullptr) continue;  // the end of the failed commit's results
+      if (PQresultStatus(sync.get()) == PGRES_PIPELINE_SYNC) break;
+      note_failure(sync.get(), steps.size());
+    }
     if (sync == nullptr || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {
       return ConnectionError("pipeline sync result");
     }
     if (PQexitPipelineMode(conn_) != 1) return ConnectionError("pipeline exit");
     broken_ = false;
     if (!failed) return true;
-    // An explicit transaction block stays open (aborted) across the sync; end it. Only the
-    // failure path pays this second round trip.
+    // The Sync has rolled the implicit transaction back. A transaction still open (a pipeline
+    // that began one explicitly, which ours do not) is ended here, at the cost of a round trip.
     if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
       ResultPtr rb(PQexec(conn_, "ROLLBACK"));
       if (PQtransactionStatus(conn_) != PQTRANS_IDLE) broken_ = true;

@@ -1045,6 +1045,45 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
   }
 }
 
+// A block's statements run in one pipeline as one implicit transaction that its Sync commits: a
+// failure in the last statement (here a `changes` row planted at the sequence number the block
+// takes) rolls back the head, account, entity and attribute rows that the statements before it
+// wrote. The same transaction lands once the obstacle is gone.
+TEST_P(PersistentLedgerTest, PostgresBlockFailingInItsLastStatementLeavesNoRow) {
+  if (!IsPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  Open();
+  Wallet a;
+  MustCreate(a, Create(100, {Attribute::Num("n", 1), Attribute::Str("s", "x")}));
+  PgPeek pg(schema_);
+  ASSERT_TRUE(pg.ok());
+  const std::string counts =
+      "SELECT h.number || '/' || (SELECT count(*) FROM entities) || '/' || (SELECT count(*) "
+      "FROM attr_num) || '/' || (SELECT count(*) FROM attr_str) || '/' || (SELECT count(*) FROM "
+      "blocks) || '/' || (SELECT count(*) FROM txs) || '/' || (SELECT count(*) FROM expiry) || "
+      "'/' || (SELECT string_agg(tx_nonce || ':' || create_nonce, ',' ORDER BY id) FROM "
+      "accounts) FROM chain_head h";
+  const std::string before = pg.Value(counts);
+  ASSERT_EQ(pg.Exec("INSERT INTO changes(seq, block, kind, key, entity_hash) SELECT "
+                    "next_change_seq, 0, 0, '\\x00'::bytea, '\\x00'::bytea FROM chain_head"),
+            1);
+  const Bytes tx = Sign(a, {Create(200, {Attribute::Num("n", 2), Attribute::Str("s", "y")})}, 1);
+  auto r = ledger_->Submit(tx);
+  const Status failed = r.ok() ? r->status : r.status();
+  EXPECT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("changes_pkey"), std::string::npos) << failed.ToString();
+  EXPECT_EQ(pg.Value(counts), before);
+  EXPECT_EQ(CountOf("n = 2"), 0u);
+  EXPECT_EQ(ledger_->GetAccount(a.address())->tx_nonce, 1u);
+
+  ASSERT_EQ(pg.Exec("DELETE FROM changes WHERE block = 0 AND kind = 0"), 1);
+  auto ok = ledger_->Submit(tx);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_TRUE(ok->status.ok()) << ok->status.ToString();
+  EXPECT_EQ(CountOf("n = 2"), 1u);
+  EXPECT_NE(pg.Value(counts), before);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 // Rows written before PostgreSQL's entities.attrs existed have it NULL: reads and VerifyChain take
 // the attributes from the attr_* rows instead.
 TEST_P(PersistentLedgerTest, PostgresRowsWithoutAttributeCopyReadFromTheIndexRows) {
