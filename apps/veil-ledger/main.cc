@@ -2,6 +2,7 @@
 //
 //   veil-ledger serve --store sqlite:PATH|postgres://... --listen 127.0.0.1:PORT
 //                     [--block-time instant|2s] [--chain-id N] [--port-file FILE]
+//                     [--read-connections N]
 //   veil-ledger query TEXT | count TEXT | entity KEY | block N | receipt HASH | verify-chain
 //               (--store SPEC | --rpc http://127.0.0.1:PORT)
 //
@@ -76,6 +77,7 @@ struct ServeArgs {
   std::uint64_t chain_id = 1;
   std::string port_file;
   std::size_t max_body = 9u << 20;
+  std::size_t read_connections = 4;
 };
 
 int Serve(const ServeArgs& a) {
@@ -85,6 +87,7 @@ int Serve(const ServeArgs& a) {
   o.store = a.store;
   o.chain_id = a.chain_id;
   o.max_body_bytes = a.max_body;
+  o.read_connections = a.read_connections;
   const auto colon = a.listen.rfind(':');
   if (colon == std::string::npos)
     return Fail(veil::InvalidArgument("--listen: expected HOST:PORT"));
@@ -149,6 +152,8 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--chain-id", serve.chain_id, "chain id");
   serve_cmd->add_option("--port-file", serve.port_file, "write the bound port to FILE");
   serve_cmd->add_option("--max-body", serve.max_body, "largest request body in bytes");
+  serve_cmd->add_option("--read-connections", serve.read_connections,
+                        "database connections for reads beside the writer's (0: reads share it)");
 
   Target target;
   std::string text, key, hash, cursor, select;

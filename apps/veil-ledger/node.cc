@@ -236,6 +236,7 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   VEIL_ASSIGN_OR_RETURN(auto store, OpenStore(n->options_.store));
   ledger::LedgerOptions lo;
   lo.chain_id = n->options_.chain_id;
+  lo.read_connections = n->options_.read_connections;
   lo.mode =
       n->options_.block_time.count() > 0 ? ledger::BlockMode::kTimed : ledger::BlockMode::kInstant;
   VEIL_ASSIGN_OR_RETURN(auto ledger, ledger::Ledger::Open(std::move(store), lo));

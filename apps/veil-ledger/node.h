@@ -77,6 +77,9 @@ struct NodeOptions {
   std::size_t sweep_max_rows = 1000;
   std::size_t max_body_bytes = 9u << 20;  // a kMaxTxBytes transaction in hex, and some
   std::size_t worker_threads = 8;
+  // Reads on their own database connections, beside the writer's (LedgerOptions; an in-memory
+  // SQLite store has none and reads on the writer's).
+  std::size_t read_connections = 4;
 };
 
 class Node {

@@ -29,6 +29,10 @@
 //                                       that grows by every commit.
 //   BM_Ledger_Write_Batch20/BACKEND     the same with 20 creates per transaction; items/s counts
 //                                       entities (20 per transaction).
+//   BM_Ledger_GetDuringWrites/BACKEND/R Get(key) while another thread submits one-entity
+//                                       transactions back to back, with R reader connections
+//                                       (LedgerOptions::read_connections; 0: reads wait for the
+//                                       writer's mutex); counter writes_per_s, the writer's rate.
 //   BM_Ledger_<Read>/BACKEND/N          reads over a cached population of N entities (below):
 //     GetByKey            Get(key), full projection
 //     GetByAttribute      Query(`idx = I`): an equality returning 1 entity with its payload
@@ -59,6 +63,7 @@
 // ledger-v1-nN.db; PostgreSQL: schema veil_bench_ledger_v1_nN. A cache is reused when its live
 // count is N, rebuilt otherwise (absent or interrupted); bump kDataVersion when the population
 // changes. Populating 10^6 entities takes minutes per backend and is reported on stderr.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +71,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -164,7 +170,8 @@ const Address& PopulationAddress() {
 }
 
 // SQLite: a file path; PostgreSQL: a schema in VEIL_BENCH_POSTGRES_URL's database.
-Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where) {
+Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
+                                           std::size_t read_connections = 0) {
   Result<std::unique_ptr<Store>> store = Internal("unset");
   if (IsSqlite(b)) {
     SqliteOptions o;
@@ -181,6 +188,7 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where) 
   if (!store.ok()) return store.status();
   LedgerOptions lo;
   lo.chain_id = kChainId;
+  lo.read_connections = read_connections;
   // A fixed block clock, so the population's block hashes are the same every time.
   lo.clock_ms = [t = std::make_shared<std::atomic<std::uint64_t>>(1'700'000'000'000)] {
     return t->fetch_add(2000);
@@ -193,9 +201,9 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where) 
 // a new PostgreSQL schema; both are removed when the run ends.
 class ScratchLedger {
  public:
-  explicit ScratchLedger(Backend b) : backend_(b) {
+  explicit ScratchLedger(Backend b, std::size_t read_connections = 0) : backend_(b) {
     where_ = IsSqlite(b) ? ScratchDir::NewFile("ledger").string() + ".db" : ScratchSchema("write");
-    auto l = OpenLedger(b, where_);
+    auto l = OpenLedger(b, where_, read_connections);
     if (l.ok()) {
       ledger_ = std::move(l).value();
     } else {
@@ -327,6 +335,63 @@ void BM_Write(benchmark::State& state, Backend b, std::uint64_t batch, bool http
   }
   WriteLoop(state, (*front)->client(), b, batch, warm);
 #endif
+}
+
+// Get by key while another thread submits one-entity transactions back to back: what a read
+// waits for a write in progress, with `readers` reader connections (0: reads share the writer's
+// connection and mutex). Counters: the reads' p50/p99, and writes_per_s, the writer's rate
+// meanwhile.
+void BM_GetDuringWrites(benchmark::State& state, Backend b) {
+  const auto readers = static_cast<std::size_t>(state.range(0));
+  ScratchLedger scratch(b, readers);
+  if (!scratch.status().ok()) {
+    state.SkipWithError(("open: " + scratch.status().ToString()).c_str());
+    return;
+  }
+  Ledger& ledger = *scratch.ledger();
+  Signer reads_signer("veil.bench.ledger.read-target.v1");
+  auto seed = reads_signer.SignCreates(0, 1);
+  auto seeded = seed.ok() ? ledger.Submit(*seed) : Result<TxReceipt>(seed.status());
+  if (!seeded.ok() || !seeded->status.ok() || seeded->created.size() != 1) {
+    state.SkipWithError("seed entity");
+    return;
+  }
+  const EntityKey key = seeded->created[0];
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> writes{0};
+  Status writer_status;
+  std::thread writer([&] {
+    Signer signer("veil.bench.ledger.writer.v1");
+    for (std::uint64_t i = 0; !stop.load(std::memory_order_relaxed); ++i) {
+      auto tx = signer.SignCreates(i, 1);
+      auto r = tx.ok() ? ledger.Submit(*tx) : Result<TxReceipt>(tx.status());
+      if (!r.ok() || !r->status.ok()) {
+        writer_status = r.ok() ? r->status : r.status();
+        return;
+      }
+      writes.fetch_add(1, std::memory_order_relaxed);
+    }
+  });
+  Latencies lat(state);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t w0 = writes.load();
+  for (auto _ : state) {
+    auto r = lat.Time([&] { return ledger.Get(key); });
+    if (!r.ok() || !r->has_value()) {
+      state.SkipWithError(("get: " + r.status().ToString()).c_str());
+      break;
+    }
+  }
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::uint64_t w1 = writes.load();
+  stop = true;
+  writer.join();
+  if (!writer_status.ok()) {
+    state.SkipWithError(("writer: " + writer_status.ToString()).c_str());
+    return;
+  }
+  lat.Report();
+  state.counters["writes_per_s"] = static_cast<double>(w1 - w0) / secs;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -587,6 +652,14 @@ void RegisterAll(const std::string& prefix, bool http) {
     if (!http) {
       benchmark::RegisterBenchmark((prefix + "_Write_Batch20" + suffix).c_str(), BM_Write, b,
                                    std::uint64_t{20}, http, false)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+    if (!http && b != Backend::kSqlitePlainVfs) {
+      benchmark::RegisterBenchmark((prefix + "_GetDuringWrites" + suffix).c_str(),
+                                   BM_GetDuringWrites, b)
+          ->Arg(0)
+          ->Arg(4)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
     }

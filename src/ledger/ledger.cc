@@ -425,7 +425,7 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, Ledge
     if (st->head.chain_id != l->options_.chain_id) {
       return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
     }
-    l->state_ = *st;
+    l->SetStateLocked(*st);
     return l;
   }
   BlockWrite w;
@@ -438,22 +438,37 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, Ledge
     return l;
   }
   VEIL_RETURN_IF_ERROR(s);
-  l->state_ = w.state_after;
+  l->SetStateLocked(w.state_after);
   return l;
 }
 
 Status Ledger::RefreshLocked(bool* moved) {
   if (moved != nullptr) *moved = false;
   if (!store_->MayHaveOtherWriters()) return Status::Ok();
-  VEIL_ASSIGN_OR_RETURN(auto st, store_->LoadState());
+  VEIL_ASSIGN_OR_RETURN(const ChainState st, LoadSharedState(*store_));
+  if (moved != nullptr) *moved = st.head != state_.head;
+  AdoptStateLocked(st);
+  return Status::Ok();
+}
+
+Result<ChainState> Ledger::LoadSharedState(Store& store) const {
+  VEIL_ASSIGN_OR_RETURN(auto st, store.LoadState());
   if (!st) return DataLoss("the chain vanished from the store");
   if (st->head.chain_id != options_.chain_id) {
     return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
   }
-  if (st->head != state_.head) cache_->Clear();  // another node wrote: the cache may be stale
-  if (moved != nullptr) *moved = st->head != state_.head;
-  state_ = *st;
-  return Status::Ok();
+  return *st;
+}
+
+void Ledger::AdoptStateLocked(const ChainState& st) {
+  if (st.head != state_.head) cache_->Clear();  // another node wrote: the cache may be stale
+  SetStateLocked(st);
+}
+
+void Ledger::SetStateLocked(const ChainState& st) {
+  state_ = st;
+  std::lock_guard<std::mutex> lock(head_mu_);
+  published_head_ = st.head;
 }
 
 std::uint64_t Ledger::NowMs() const {
@@ -554,7 +569,7 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_f
     Status s = store_->Apply(w);
     if (s.ok()) {
       cache_->Absorb(w);
-      state_ = w.state_after;
+      SetStateLocked(w.state_after);
       out.header = w.header;
       out.still_queued = queue.size();
       return out;
@@ -574,13 +589,17 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_f
 }
 
 BlockHeader Ledger::Head() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return state_.head;
+  std::lock_guard<std::mutex> lock(head_mu_);
+  return published_head_;
 }
 
 Result<Account> Ledger::GetAccount(const Address& address) {
-  std::lock_guard<std::mutex> lock(mu_);
-  return store_->GetAccount(address);
+  Account out;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader&) -> Status {
+    VEIL_ASSIGN_OR_RETURN(out, store.GetAccount(address));
+    return Status::Ok();
+  }));
+  return out;
 }
 
 EntityKey Ledger::PredictKey(const Address& creator, std::uint64_t create_nonce) const {
@@ -588,15 +607,14 @@ EntityKey Ledger::PredictKey(const Address& creator, std::uint64_t create_nonce)
 }
 
 Result<std::optional<Entity>> Ledger::Get(const EntityKey& key, const Projection& projection) {
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
-  VEIL_ASSIGN_OR_RETURN(auto found, store_->GetEntities({key}));
-  if (found.empty() || found[0].expires_block <= state_.head.number) {
-    return std::optional<Entity>();
-  }
-  Entity e = std::move(found[0]);
-  Project(&e, projection);
-  return std::optional<Entity>(std::move(e));
+  std::optional<Entity> out;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    VEIL_ASSIGN_OR_RETURN(auto found, store.GetEntities({key}));
+    if (!found.empty() && found[0].expires_block > head.number) out = std::move(found[0]);
+    return Status::Ok();
+  }));
+  if (out) Project(&*out, projection);
+  return out;
 }
 
 Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& options) {
@@ -607,9 +625,17 @@ Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& optio
                            " exceeds the node maximum of " + std::to_string(ql.max_page));
   }
   const Hash32 digest = CursorDigest(expr, options.projection);
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
-  const std::uint64_t head = state_.head.number;
+  QueryPage out;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& h) -> Status {
+    VEIL_ASSIGN_OR_RETURN(out, QueryAt(store, h.number, expr, digest, options));
+    return Status::Ok();
+  }));
+  return out;
+}
+
+Result<QueryPage> Ledger::QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,
+                                  const Hash32& digest, const QueryOptions& options) const {
+  const QueryLimits& ql = options_.limits.query;
   QueryRequest req;
   req.filter = &expr;
   req.projection = options.projection;
@@ -644,7 +670,7 @@ Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& optio
                               " is more than " + std::to_string(ql.cursor_lifetime_blocks) +
                               " blocks old");
   }
-  VEIL_ASSIGN_OR_RETURN(auto page, store_->Query(req));
+  VEIL_ASSIGN_OR_RETURN(auto page, store.Query(req));
   QueryPage out;
   out.block = req.at_block;
   out.cost.rows_scanned = page.stats.rows_scanned;
@@ -665,33 +691,36 @@ Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& optio
 Result<CountResult> Ledger::Count(std::string_view text) {
   const QueryLimits& ql = options_.limits.query;
   VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, ql));
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
   CountResult out;
-  out.block = state_.head.number;
   out.cost.query_units = 1 + query::CountPredicates(expr);
-  if (expr.kind == query::Expr::Kind::kAll) {
-    VEIL_ASSIGN_OR_RETURN(out.count, store_->LiveCount(out.block));
-    return out;
-  }
-  VEIL_ASSIGN_OR_RETURN(auto c, store_->Count(expr, out.block, ql.count_cap));
-  out.count = c.count;
-  out.capped = c.capped;
-  out.cost.rows_scanned = c.stats.rows_scanned;
-  out.cost.query_units += c.stats.rows_scanned / 100;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    out.block = head.number;
+    if (expr.kind == query::Expr::Kind::kAll) {
+      VEIL_ASSIGN_OR_RETURN(out.count, store.LiveCount(out.block));
+      return Status::Ok();
+    }
+    VEIL_ASSIGN_OR_RETURN(auto c, store.Count(expr, out.block, ql.count_cap));
+    out.count = c.count;
+    out.capped = c.capped;
+    out.cost.rows_scanned = c.stats.rows_scanned;
+    out.cost.query_units += c.stats.rows_scanned / 100;
+    return Status::Ok();
+  }));
   return out;
 }
 
 Result<std::string> Ledger::Explain(std::string_view text, const QueryOptions& options) {
   VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, options_.limits.query));
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
-  QueryRequest req;
-  req.filter = &expr;
-  req.projection = options.projection;
-  req.limit = std::min(options.limit, options_.limits.query.max_page);
-  req.at_block = state_.head.number;
-  VEIL_ASSIGN_OR_RETURN(auto plan, store_->Explain(req));
+  std::string plan;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    QueryRequest req;
+    req.filter = &expr;
+    req.projection = options.projection;
+    req.limit = std::min(options.limit, options_.limits.query.max_page);
+    req.at_block = head.number;
+    VEIL_ASSIGN_OR_RETURN(plan, store.Explain(req));
+    return Status::Ok();
+  }));
   return "compiled: " + query::ToString(expr) + "\n" + plan;
 }
 
@@ -719,8 +748,28 @@ Result<LedgerStats> Ledger::Stats() {
 }
 
 Result<std::uint64_t> Ledger::Prewarm() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return store_->Prewarm();
+  std::uint64_t bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    VEIL_ASSIGN_OR_RETURN(bytes, store_->Prewarm());
+  }
+  // Every reader connection, opened now, with its cache loaded.
+  std::vector<std::unique_ptr<Store>> readers;
+  Status status;
+  while (readers.size() < options_.read_connections) {
+    std::unique_ptr<Store> r = TakeReader();
+    if (r == nullptr) break;
+    readers.push_back(std::move(r));
+    auto b = readers.back()->Prewarm();
+    if (!b.ok()) {
+      status = b.status();
+      break;
+    }
+    bytes += *b;
+  }
+  for (auto& r : readers) ReturnReader(std::move(r));
+  VEIL_RETURN_IF_ERROR(status);
+  return bytes;
 }
 
 Status Ledger::VerifyChain() {

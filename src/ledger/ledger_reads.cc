@@ -1,37 +1,106 @@
 // Ledger reads for the node: a block with its transaction hashes, and the receipt of a landed
-// transaction rebuilt from the stored rows (see ledger.h).
+// transaction rebuilt from the stored rows (see ledger.h); and the reader connections every read
+// runs on when there are any.
 //
 // A receipt is not stored: every operation of a landed transaction produced exactly one change, in
 // order, and the block's changes are stored in transaction order, so transaction i of a block owns
 // the changes after those of transactions 0..i-1. Its created keys are the keys of its kCreate
 // changes, and its cost is a pure function of its encoding.
 #include <mutex>
+#include <utility>
 
 #include "veil/ledger/ledger.h"
 
 namespace veil::ledger {
 
+std::unique_ptr<Store> Ledger::TakeReader() {
+  if (options_.read_connections == 0) return nullptr;
+  std::unique_lock<std::mutex> lock(readers_.mu);
+  while (true) {
+    if (readers_.none) return nullptr;
+    if (!readers_.idle.empty()) {
+      std::unique_ptr<Store> r = std::move(readers_.idle.back());
+      readers_.idle.pop_back();
+      return r;
+    }
+    if (readers_.open < options_.read_connections) break;
+    readers_.returned.wait(lock);
+  }
+  ++readers_.open;
+  lock.unlock();
+  // OpenReader reads only the store's options, so it may run beside a write on store_.
+  auto opened = store_->OpenReader();
+  lock.lock();
+  if (opened.ok()) return std::move(opened).value();
+  --readers_.open;
+  // A store that has none says so once; any other failure (the database refusing a connection)
+  // leaves this read to the writer's connection and the next one tries again.
+  if (opened.status().code() == Code::kFailedPrecondition) readers_.none = true;
+  readers_.returned.notify_all();
+  return nullptr;
+}
+
+void Ledger::ReturnReader(std::unique_ptr<Store> reader) {
+  std::lock_guard<std::mutex> lock(readers_.mu);
+  readers_.idle.push_back(std::move(reader));
+  readers_.returned.notify_one();
+}
+
+Status Ledger::RunRead(const std::function<Status(Store&, const BlockHeader&)>& read) {
+  std::unique_ptr<Store> reader = TakeReader();
+  if (reader == nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    VEIL_RETURN_IF_ERROR(RefreshLocked());
+    return read(*store_, state_.head);
+  }
+  struct Lease {
+    Ledger* ledger;
+    std::unique_ptr<Store>* reader;
+    ~Lease() { ledger->ReturnReader(std::move(*reader)); }
+  } lease{this, &reader};
+  BlockHeader head;
+  if (reader->MayHaveOtherWriters()) {
+    // The database's head, as RefreshLocked reads it; the node's own state follows when its
+    // writer is idle (a busy writer reloads the head itself if another node moved it).
+    VEIL_ASSIGN_OR_RETURN(const ChainState st, LoadSharedState(*reader));
+    head = st.head;
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (lock.owns_lock() && st.head.number > state_.head.number) AdoptStateLocked(st);
+  } else {
+    head = Head();
+  }
+  return read(*reader, head);
+}
+
 Result<std::optional<BlockInfo>> Ledger::GetBlock(std::uint64_t number) {
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
-  if (number > state_.head.number) return std::optional<BlockInfo>();
-  VEIL_ASSIGN_OR_RETURN(auto h, store_->GetBlock(number));
-  if (!h) return DataLoss("block " + std::to_string(number) + " is missing from the store");
-  BlockInfo out;
-  out.header = *h;
-  VEIL_ASSIGN_OR_RETURN(auto txs, store_->GetBlockTxs(number));
-  for (const auto& t : txs) out.tx_hashes.push_back(t.hash);
-  return std::optional<BlockInfo>(std::move(out));
+  std::optional<BlockInfo> out;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    if (number > head.number) return Status::Ok();
+    VEIL_ASSIGN_OR_RETURN(auto h, store.GetBlock(number));
+    if (!h) return DataLoss("block " + std::to_string(number) + " is missing from the store");
+    BlockInfo b;
+    b.header = *h;
+    VEIL_ASSIGN_OR_RETURN(auto txs, store.GetBlockTxs(number));
+    for (const auto& t : txs) b.tx_hashes.push_back(t.hash);
+    out = std::move(b);
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Result<std::optional<TxReceipt>> Ledger::GetReceipt(const Hash32& tx_hash) {
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
-  VEIL_ASSIGN_OR_RETURN(auto found, store_->FindTx(tx_hash, state_.head.number));
+  std::optional<StoredTx> found;
+  std::vector<StoredTx> txs;
+  std::vector<Change> changes;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    VEIL_ASSIGN_OR_RETURN(found, store.FindTx(tx_hash, head.number));
+    if (!found) return Status::Ok();
+    VEIL_ASSIGN_OR_RETURN(txs, store.GetBlockTxs(found->block));
+    VEIL_ASSIGN_OR_RETURN(changes, store.GetBlockChanges(found->block));
+    return Status::Ok();
+  }));
   if (!found) return std::optional<TxReceipt>();
   const std::uint64_t block = found->block;
-  VEIL_ASSIGN_OR_RETURN(auto txs, store_->GetBlockTxs(block));
-  VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(block));
   std::size_t first_change = 0;
   for (const auto& t : txs) {
     auto stx = Decode(t.encoded, options_.limits);

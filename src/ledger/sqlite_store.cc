@@ -159,6 +159,8 @@ class Stmt {
   Status status_;
 };
 
+Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options, bool reader);
+
 class SqliteStore final : public Store {
  public:
   explicit SqliteStore(sqlite3* db) : db_(db) {}
@@ -167,7 +169,18 @@ class SqliteStore final : public Store {
     sqlite3_close(db_);
   }
 
-  Status Init(const SqliteOptions& o) {
+  // reader: a connection for reads only (OpenReader): the writer has made the schema and the
+  // log mode; this one only sets its cache and refuses writes.
+  Status Init(const SqliteOptions& o, bool reader = false) {
+    options_ = o;
+    if (reader) {
+      VEIL_RETURN_IF_ERROR(Exec("PRAGMA query_only=1"));
+      VEIL_RETURN_IF_ERROR(Exec(
+          ("PRAGMA cache_size=-" + std::to_string(std::max<std::size_t>(o.cache_mib, 1) * 1024))
+              .c_str()));
+      sqlite3_busy_timeout(db_, 5000);
+      return Status::Ok();
+    }
     VEIL_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
     VEIL_RETURN_IF_ERROR(
         Exec(o.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
@@ -298,26 +311,34 @@ class SqliteStore final : public Store {
   }
 
   Result<std::uint64_t> LiveCount(std::uint64_t at_block) override {
+    // One statement, so one snapshot of both counters (a reader connection runs beside the
+    // writer). The expiry sum is bounded: the sweeper removes buckets more than
+    // cursor_lifetime_blocks old.
     std::uint64_t stored = 0, expired = 0;
-    {
-      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT value FROM meta WHERE name='stored_entities'"));
-      if (s->Step()) stored = s->ColU64(0);
-      VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT coalesce((SELECT value FROM meta WHERE name = "
+                                          "'stored_entities'), 0), (SELECT coalesce(sum(n), 0) "
+                                          "FROM expiry WHERE block <= ?)"));
+    s->Int(1, I64(at_block));
+    if (s->Step()) {
+      stored = s->ColU64(0);
+      expired = s->ColU64(1);
     }
-    {
-      // Bounded: the sweeper removes buckets more than cursor_lifetime_blocks old.
-      VEIL_ASSIGN_OR_RETURN(auto s,
-                            Prepare("SELECT coalesce(sum(n), 0) FROM expiry WHERE block <= ?"));
-      s->Int(1, I64(at_block));
-      if (s->Step()) expired = s->ColU64(0);
-      VEIL_RETURN_IF_ERROR(s->status());
-    }
+    VEIL_RETURN_IF_ERROR(s->status());
     if (expired > stored) return DataLoss("expiry counters exceed the entity count");
     return stored - expired;
   }
 
   // Every b-tree read through this connection: each table scanned whole, each index walked over
   // its first column (IS NOT NULL is a range the index serves).
+  Result<std::unique_ptr<Store>> OpenReader() override {
+    const std::string& p = options_.path;
+    if (p.empty() || p == ":memory:" || p.rfind("file::memory:", 0) == 0 ||
+        p.find("mode=memory") != std::string::npos) {
+      return FailedPrecondition("an in-memory SQLite database has no reader connections");
+    }
+    return OpenSqlite(options_, /*reader=*/true);
+  }
+
   Result<std::uint64_t> Prewarm() override {
     std::vector<std::pair<std::string, std::string>> trees;  // (statement, name)
     {
@@ -920,15 +941,16 @@ class SqliteStore final : public Store {
   }
 
   sqlite3* db_;
+  SqliteOptions options_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   int outstanding_ = 0;  // live Stmt handles; the cache is only cleared when none is
 };
 
-}  // namespace
-
-Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options) {
+Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options, bool reader) {
   sqlite3* db = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  // A reader opens an existing file (the writer created it) read-write: a WAL database's readers
+  // write the shared-memory index.
+  const int flags = SQLITE_OPEN_READWRITE | (reader ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
   const char* vfs = options.coalesce_wal_writes ? internal::CoalescingWalVfsName() : nullptr;
   if (sqlite3_open_v2(options.path.c_str(), &db, flags, vfs) != SQLITE_OK) {
     std::string m = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
@@ -936,8 +958,14 @@ Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options) {
     return Unavailable("cannot open " + options.path + ": " + m);
   }
   auto store = std::make_unique<SqliteStore>(db);
-  VEIL_RETURN_IF_ERROR(store->Init(options));
+  VEIL_RETURN_IF_ERROR(store->Init(options, reader));
   return std::unique_ptr<Store>(std::move(store));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options) {
+  return OpenSqlite(options, /*reader=*/false);
 }
 
 }  // namespace veil::ledger

@@ -32,6 +32,10 @@ std::uint64_t ReturnedBytes(const Entity& e) {
 
 Result<std::uint64_t> Store::Prewarm() { return std::uint64_t{0}; }
 
+Result<std::unique_ptr<Store>> Store::OpenReader() {
+  return FailedPrecondition("this store has no reader connections");
+}
+
 bool IsHeadConflict(const Status& s) {
   return s.code() == Code::kUnavailable && s.message().rfind(kHeadConflictPrefix, 0) == 0;
 }

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <ostream>
 #include <random>
 #include <set>
@@ -191,6 +192,9 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     o.limits = limits_;
     o.mode = mode;
     o.clock_ms = [this] { return ++clock_; };
+    // Reads on reader connections wherever the store has them (a file, PostgreSQL), so every
+    // read test covers them; SqliteMemory covers reads on the writer's connection.
+    o.read_connections = GetParam().kind == BackendKind::kSqliteMemory ? 0 : 2;
     return Ledger::Open(std::move(store), o);
   }
 
@@ -1045,42 +1049,83 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
   }
 }
 
-// A block's statements run in one pipeline as one implicit transaction that its Sync commits: a
-// failure in the last statement (here a `changes` row planted at the sequence number the block
-// takes) rolls back the head, account, entity and attribute rows that the statements before it
-// wrote. The same transaction lands once the obstacle is gone.
-TEST_P(PersistentLedgerTest, PostgresBlockFailingInItsLastStatementLeavesNoRow) {
-  if (!IsPostgres()) GTEST_SKIP() << "PostgreSQL only";
+// A reader connection reads what the writer wrote and the database refuses it any write; an
+// in-memory SQLite database has none.
+TEST_P(PersistentLedgerTest, ReaderConnectionsReadAndRefuseWrites) {
   Open();
   Wallet a;
-  MustCreate(a, Create(100, {Attribute::Num("n", 1), Attribute::Str("s", "x")}));
-  PgPeek pg(schema_);
-  ASSERT_TRUE(pg.ok());
-  const std::string counts =
-      "SELECT h.number || '/' || (SELECT count(*) FROM entities) || '/' || (SELECT count(*) "
-      "FROM attr_num) || '/' || (SELECT count(*) FROM attr_str) || '/' || (SELECT count(*) FROM "
-      "blocks) || '/' || (SELECT count(*) FROM txs) || '/' || (SELECT count(*) FROM expiry) || "
-      "'/' || (SELECT string_agg(tx_nonce || ':' || create_nonce, ',' ORDER BY id) FROM "
-      "accounts) FROM chain_head h";
-  const std::string before = pg.Value(counts);
-  ASSERT_EQ(pg.Exec("INSERT INTO changes(seq, block, kind, key, entity_hash) SELECT "
-                    "next_change_seq, 0, 0, '\\x00'::bytea, '\\x00'::bytea FROM chain_head"),
-            1);
-  const Bytes tx = Sign(a, {Create(200, {Attribute::Num("n", 2), Attribute::Str("s", "y")})}, 1);
-  auto r = ledger_->Submit(tx);
-  const Status failed = r.ok() ? r->status : r.status();
-  EXPECT_FALSE(failed.ok());
-  EXPECT_NE(failed.message().find("changes_pkey"), std::string::npos) << failed.ToString();
-  EXPECT_EQ(pg.Value(counts), before);
-  EXPECT_EQ(CountOf("n = 2"), 0u);
-  EXPECT_EQ(ledger_->GetAccount(a.address())->tx_nonce, 1u);
+  const EntityKey k = MustCreate(a, Create(100, {Attribute::Num("n", 1)}));
+  auto store = OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto reader = (*store)->OpenReader();
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto found = (*reader)->GetEntities({k});
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(found->at(0).key, k);
+  EXPECT_EQ(*(*reader)->LiveCount(Head()), 1u);
+  const auto swept = (*reader)->Sweep(1'000'000, 10);
+  EXPECT_FALSE(swept.ok());
+  EXPECT_EQ(CountOf("*"), 1u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
 
-  ASSERT_EQ(pg.Exec("DELETE FROM changes WHERE block = 0 AND kind = 0"), 1);
-  auto ok = ledger_->Submit(tx);
-  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  EXPECT_TRUE(ok->status.ok()) << ok->status.ToString();
+  auto memory = OpenSqliteStore(SqliteOptions{});
+  ASSERT_TRUE(memory.ok());
+  EXPECT_EQ((*memory)->OpenReader().status().code(), Code::kFailedPrecondition);
+}
+
+// With reader connections, reads do not wait for a write in progress: here the write is held at
+// the database (another connection holds SQLite's write lock, or PostgreSQL's chain write lock),
+// with the ledger's writer mutex taken, and every kind of read still answers; the write lands
+// once the database lets it go.
+TEST_P(PersistentLedgerTest, ReadsDoNotWaitForAWriteInProgress) {
+  Open();
+  Wallet a;
+  const EntityKey k = MustCreate(a, Create(100, {Attribute::Num("n", 1)}));
+  const Hash32 first_tx = ledger_->GetBlock(1)->value().tx_hashes.at(0);
+
+  sqlite3* blocker = nullptr;
+  std::unique_ptr<PgPeek> pg;
+  if (IsPostgres()) {
+    pg = std::make_unique<PgPeek>(schema_);
+    ASSERT_TRUE(pg->ok());
+    pg->Exec("SELECT pg_advisory_lock(hashtext('veil.ledger.write.' || current_schema()))");
+  } else {
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &blocker), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(blocker, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  }
+  const Bytes tx = Sign(a, {Create(100, {Attribute::Num("n", 2)})}, 1);
+  auto write = std::async(std::launch::async, [&] { return ledger_->Submit(tx); });
+  // The write is waiting at the database (SQLite's busy timeout is 5 s).
+  ASSERT_EQ(write.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+
+  auto get = ledger_->Get(k);
+  ASSERT_TRUE(get.ok() && get->has_value()) << get.status().ToString();
+  auto page = ledger_->Query("n >= 1");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_EQ(page->entities.size(), 1u);
+  auto count = ledger_->Count("*");
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count->count, 1u);
+  EXPECT_TRUE(ledger_->Explain("n = 1").ok());
+  EXPECT_EQ(ledger_->GetAccount(a.address())->tx_nonce, 1u);
+  EXPECT_TRUE(ledger_->GetBlock(1)->has_value());
+  EXPECT_TRUE(ledger_->GetReceipt(first_tx)->has_value());
+  EXPECT_EQ(ledger_->Head().number, 1u);
+  EXPECT_EQ(write.wait_for(std::chrono::milliseconds(0)), std::future_status::timeout)
+      << "the write was not held while the reads ran";
+
+  if (IsPostgres()) {
+    pg->Exec("SELECT pg_advisory_unlock(hashtext('veil.ledger.write.' || current_schema()))");
+  } else {
+    EXPECT_EQ(sqlite3_exec(blocker, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(blocker);
+  }
+  auto landed = write.get();
+  ASSERT_TRUE(landed.ok()) << landed.status().ToString();
+  EXPECT_TRUE(landed->status.ok()) << landed->status.ToString();
   EXPECT_EQ(CountOf("n = 2"), 1u);
-  EXPECT_NE(pg.Value(counts), before);
+  EXPECT_EQ(ledger_->Head().number, 2u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 

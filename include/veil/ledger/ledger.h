@@ -22,9 +22,19 @@
 // VerifyChain, may see blocks committed while it runs, beyond the head it started from). Head()
 // returns the head as of the node's last call.
 //
-// Thread safety: every method is safe from any thread; one mutex serialises them (one writer).
+// Reads (Get, Query, Count, Explain, GetAccount, GetBlock, GetReceipt) run on reader connections
+// when LedgerOptions::read_connections is positive and the store can open them (a SQLite file,
+// PostgreSQL; Store::OpenReader), so they do not wait for a write in progress (a durable commit
+// is a disk round trip) or for each other. A read there sees every block committed before it
+// began: the head it reads at is the writer's last (or, on a shared store, the database's), and
+// it may also see a block committed while it runs (read committed, as on a shared store). Without
+// reader connections every read takes the writer's mutex and store.
+//
+// Thread safety: every method is safe from any thread; one mutex serialises the writes and the
+// reads that have no reader connection.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -53,6 +63,10 @@ struct LedgerOptions {
   std::size_t max_queued_txs = 10'000;  // timed mode
   // Block timestamps; the default reads the system clock. Tests pass a fixed function.
   std::function<std::uint64_t()> clock_ms;
+  // Reader connections, opened as reads need them up to this many (0: reads share the writer's
+  // connection). Each is a connection to the database (SQLite: with its own page cache of
+  // SqliteOptions::cache_mib, filled as it reads; PostgreSQL: a server process).
+  std::size_t read_connections = 0;
 };
 
 struct TxCost {
@@ -160,13 +174,15 @@ class Ledger {
   // kDataLoss naming the first block (or entity and block) that does not match.
   Status VerifyChain();
 
-  // The head as of the last call (see above for shared stores).
+  // The head as of the last call (see above for shared stores); it does not wait for a write in
+  // progress.
   BlockHeader Head() const;
   Result<Account> GetAccount(const Address& address);
   EntityKey PredictKey(const Address& creator, std::uint64_t create_nonce) const;
   Result<LedgerStats> Stats();
   // Loads the store's tables and indexes into its cache (Store::Prewarm), so that reads after a
-  // start do not wait on the disk; returns the bytes cached (see there).
+  // start do not wait on the disk; returns the bytes cached (see there). With reader connections
+  // it opens all of them and loads each one's cache too (SQLite; PostgreSQL's is shared).
   Result<std::uint64_t> Prewarm();
   // Reads for the node (ledger_reads.cc). GetBlock: nullopt past the head. GetReceipt: the
   // receipt of a landed transaction, rebuilt from the stored block (status ok, block, created
@@ -188,15 +204,44 @@ class Ledger {
   Ledger(std::unique_ptr<Store> store, LedgerOptions options);
   Result<Pending> Check(ByteView encoded) const;
   Result<SealResult> SealLocked(std::deque<Pending>& queue, bool stop_on_failure);
+  // Query's page from `store` with the head it reads at.
+  Result<QueryPage> QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,
+                            const Hash32& digest, const QueryOptions& options) const;
+  // Runs `read(store, head)` on a reader connection with the head it reads at, or on the writer's
+  // store under mu_ where there is none (ledger_reads.cc).
+  Status RunRead(const std::function<Status(Store&, const BlockHeader&)>& read);
+  // A reader connection from the pool (opened if the pool is below read_connections; waits for
+  // one otherwise), or null: the store has none, or read_connections is 0.
+  std::unique_ptr<Store> TakeReader();
+  void ReturnReader(std::unique_ptr<Store> reader);
   // Shared stores: reloads state_ from the store; *moved tells whether the head changed.
   Status RefreshLocked(bool* moved = nullptr);
+  // Sets state_ and publishes its head (Head(), the reads on reader connections).
+  void SetStateLocked(const ChainState& st);
+  // Shared stores: the state as `store` holds it (the chain checked); AdoptStateLocked takes it
+  // as state_, clearing the cache when the head moved.
+  Result<ChainState> LoadSharedState(Store& store) const;
+  void AdoptStateLocked(const ChainState& st);
   std::uint64_t NowMs() const;
 
   mutable std::mutex mu_;
   std::unique_ptr<Store> store_;
   LedgerOptions options_;
   ChainState state_;
+  // state_.head as of the last change, readable without waiting for a write in progress.
+  mutable std::mutex head_mu_;
+  BlockHeader published_head_;
   std::deque<Pending> queue_;
+  // Reader connections: the idle ones, and how many exist (idle or lent); `none` once the store
+  // has said it cannot open one.
+  struct Readers {
+    std::mutex mu;
+    std::condition_variable returned;
+    std::vector<std::unique_ptr<Store>> idle;
+    std::size_t open = 0;
+    bool none = false;
+  };
+  Readers readers_;
   // The accounts and entities this node's own blocks wrote, as of state_.head: the validation
   // reads of the next transactions come from here when they can (ledger.cc).
   struct WriteCache;

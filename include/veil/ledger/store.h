@@ -14,7 +14,9 @@
 // the write transaction; otherwise it writes nothing and returns HeadConflict, and the engine
 // reloads the head (LoadState) and executes again.
 //
-// Thread safety: a Store is NOT thread-safe; the Ledger serialises every call.
+// Thread safety: a Store is NOT thread-safe; the Ledger serialises the calls on each store. A
+// store can open readers (OpenReader): further connections to the same database, each a Store of
+// its own, on which the Ledger runs reads beside its writes.
 #pragma once
 
 #include <cstddef>
@@ -161,6 +163,12 @@ class Store {
   // the right to CREATE EXTENSION pg_prewarm). Returns the bytes the cache then holds (SQLite) or
   // loaded (PostgreSQL). The default reads nothing.
   virtual Result<std::uint64_t> Prewarm();
+
+  // A new connection to the same database for reads only: it does no schema work, and the
+  // database refuses it any write (SQLite: query_only; PostgreSQL: a read-only session). Every
+  // read method works on it; LoadState reads the head (null for a store not yet initialised).
+  // kFailedPrecondition where the database cannot be shared (the default; SQLite in memory).
+  virtual Result<std::unique_ptr<Store>> OpenReader();
 };
 
 struct SqliteOptions {
