@@ -4,10 +4,9 @@
 namespace veil::ledger {
 
 Result<BlockHeader> LocalLedger::Head() {
-  // Ledger::Head() is the head as of the last call; on a shared store read it fresh.
-  VEIL_ASSIGN_OR_RETURN(auto stats, ledger_->Stats());
-  (void)stats;
-  return ledger_->Head();
+  // Ledger::Head() is the head as of the last call; on a shared store read it fresh (on a reader
+  // connection: it does not wait for a write in progress).
+  return ledger_->FreshHead();
 }
 
 }  // namespace veil::ledger

@@ -748,12 +748,13 @@ Result<LedgerStats> Ledger::Stats() {
 }
 
 Result<std::uint64_t> Ledger::Prewarm() {
+  std::lock_guard<std::mutex> one_at_a_time(prewarm_mu_);
   std::uint64_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     VEIL_ASSIGN_OR_RETURN(bytes, store_->Prewarm());
   }
-  // Every reader connection, opened now, with its cache loaded.
+  // Every reader connection it can open, opened now, with its cache loaded.
   std::vector<std::unique_ptr<Store>> readers;
   Status status;
   while (readers.size() < options_.read_connections) {

@@ -6,6 +6,7 @@
 // order, and the block's changes are stored in transaction order, so transaction i of a block owns
 // the changes after those of transactions 0..i-1. Its created keys are the keys of its kCreate
 // changes, and its cost is a pure function of its encoding.
+#include <chrono>
 #include <mutex>
 #include <utility>
 
@@ -18,6 +19,9 @@ std::unique_ptr<Store> Ledger::TakeReader() {
   std::unique_lock<std::mutex> lock(readers_.mu);
   while (true) {
     if (readers_.none) return nullptr;
+    if (readers_.idle.empty() && std::chrono::steady_clock::now() < readers_.retry_after) {
+      return nullptr;
+    }
     if (!readers_.idle.empty()) {
       std::unique_ptr<Store> r = std::move(readers_.idle.back());
       readers_.idle.pop_back();
@@ -34,8 +38,9 @@ std::unique_ptr<Store> Ledger::TakeReader() {
   if (opened.ok()) return std::move(opened).value();
   --readers_.open;
   // A store that has none says so once; any other failure (the database refusing a connection)
-  // leaves this read to the writer's connection and the next one tries again.
+  // leaves this read, and those of the next second, to the writer's connection.
   if (opened.status().code() == Code::kFailedPrecondition) readers_.none = true;
+  readers_.retry_after = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   readers_.returned.notify_all();
   return nullptr;
 }
@@ -70,6 +75,15 @@ Status Ledger::RunRead(const std::function<Status(Store&, const BlockHeader&)>& 
     head = Head();
   }
   return read(*reader, head);
+}
+
+Result<BlockHeader> Ledger::FreshHead() {
+  BlockHeader out;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store&, const BlockHeader& head) -> Status {
+    out = head;
+    return Status::Ok();
+  }));
+  return out;
 }
 
 Result<std::optional<BlockInfo>> Ledger::GetBlock(std::uint64_t number) {

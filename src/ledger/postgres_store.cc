@@ -1070,11 +1070,6 @@ class PostgresStore final : public Store {
       }
     }
     if (reader_) {
-      // The named reads are index probes whose plan does not depend on the values; left to
-      // choose, a fresh session re-planned a key lookup at every call (an lseek for the
-      // relation's size each time: 180-230 us a Get against 89 on the writer's session).
-      // Filtered reads with ranges run unnamed and are planned per call as before.
-      VEIL_RETURN_IF_ERROR(ExecScript("SET plan_cache_mode = force_generic_plan;"));
       broken_ = false;
       return Status::Ok();
     }
@@ -1189,6 +1184,46 @@ class PostgresStore final : public Store {
     return Exec(sql, params);
   }
 
+  // A reader's named read (ExecCached): its prepared statement behind a transaction-local
+  // force_generic_plan, in one pipeline (one round trip; the Sync ends the implicit transaction
+  // and the setting, so the session's unnamed statements keep their per-call plans). The named
+  // reads are index probes whose plan does not depend on the values; left to choose, a reader's
+  // fresh session re-planned a key lookup at every call (180-230 us a Get against 89 on the
+  // writer's session, which had settled on the generic plan).
+  Result<ResultPtr> ExecPreparedGeneric(const std::string& name, const ParamArrays& a, int n) {
+    broken_ = true;  // until the pipeline completes
+    if (PQenterPipelineMode(conn_) != 1) return ConnectionError("pipeline mode");
+    if (PQsendQueryParams(conn_, "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)",
+                          0, nullptr, nullptr, nullptr, nullptr, 1) != 1 ||
+        PQsendQueryPrepared(conn_, name.c_str(), n, a.values.data(), a.lengths.data(),
+                            a.formats.data(), 1) != 1 ||
+        PQpipelineSync(conn_) != 1) {
+      return ConnectionError("pipeline send");
+    }
+    ResultPtr results[2];
+    for (auto& kept : results) {
+      while (PGresult* raw = PQgetResult(conn_)) {
+        if (kept == nullptr) {
+          kept.reset(raw);
+        } else {
+          PQclear(raw);
+        }
+      }
+      if (kept == nullptr) return ConnectionError("pipeline result");
+    }
+    ResultPtr sync(PQgetResult(conn_));
+    if (sync == nullptr || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {
+      return ConnectionError("pipeline sync result");
+    }
+    if (PQexitPipelineMode(conn_) != 1) return ConnectionError("pipeline exit");
+    broken_ = false;
+    for (auto& r : results) {
+      const auto st = PQresultStatus(r.get());
+      if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) return ResultError(r.get());
+    }
+    return std::move(results[1]);
+  }
+
   // One statement through a prepared statement cached by its SQL text (the first use prepares:
   // one extra round trip per distinct query shape).
   Result<ResultPtr> ExecCached(const std::string& sql, const std::vector<PgParam>& params) {
@@ -1208,6 +1243,10 @@ class PostgresStore final : public Store {
       if (p == nullptr) return ConnectionError("prepare");
       if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
       it = read_cache_.emplace(sql, name).first;
+    }
+    // Without parameters there is only the generic plan.
+    if (reader_ && !params.empty()) {
+      return ExecPreparedGeneric(it->second, a, static_cast<int>(params.size()));
     }
     ResultPtr r(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(params.size()),
                                a.values.data(), a.lengths.data(), a.formats.data(), 1));

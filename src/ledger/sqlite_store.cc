@@ -173,6 +173,7 @@ class SqliteStore final : public Store {
   // log mode; this one only sets its cache and refuses writes.
   Status Init(const SqliteOptions& o, bool reader = false) {
     options_ = o;
+    reader_ = reader;
     if (reader) {
       VEIL_RETURN_IF_ERROR(Exec("PRAGMA query_only=1"));
       VEIL_RETURN_IF_ERROR(Exec(
@@ -227,7 +228,26 @@ class SqliteStore final : public Store {
     return s;
   }
 
+  // One read snapshot for a read of several statements (entity rows, then their attributes) on a
+  // reader connection, which the writer may commit between (the writer's own reads run under
+  // the Ledger's mutex, with no write between them). A no-op inside a transaction.
+  class ReadSnapshot {
+   public:
+    explicit ReadSnapshot(SqliteStore& s)
+        : s_(s.reader_ && sqlite3_get_autocommit(s.db_) != 0 && s.Exec("BEGIN").ok() ? &s
+                                                                                     : nullptr) {}
+    ~ReadSnapshot() {
+      if (s_ != nullptr) (void)s_->Exec("COMMIT");
+    }
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+   private:
+    SqliteStore* s_;
+  };
+
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
+    ReadSnapshot snapshot(*this);
     std::vector<Entity> out;
     if (keys.empty()) return out;
     std::string sql = std::string(kEntityColumns) + " WHERE e.key IN (";
@@ -256,6 +276,7 @@ class SqliteStore final : public Store {
   }
 
   Result<StorePage> Query(const QueryRequest& r) override {
+    ReadSnapshot snapshot(*this);
     Compiled c = CompileSelect(r);
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
     BindAll(*s, c.params);
@@ -504,6 +525,7 @@ class SqliteStore final : public Store {
   }
 
   Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) override {
+    ReadSnapshot snapshot(*this);
     VEIL_ASSIGN_OR_RETURN(
         auto s, Prepare(std::string(kEntityColumns) + " WHERE e.id > ? ORDER BY e.id LIMIT ?"));
     s->Int(1, after_id).Int(2, static_cast<std::int64_t>(max_rows));
@@ -942,6 +964,7 @@ class SqliteStore final : public Store {
 
   sqlite3* db_;
   SqliteOptions options_;
+  bool reader_ = false;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   int outstanding_ = 0;  // live Stmt handles; the cache is only cleared when none is
 };

@@ -1049,8 +1049,9 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
   }
 }
 
-// A reader connection reads what the writer wrote and the database refuses it any write; an
-// in-memory SQLite database has none.
+// A reader connection reads what the writer wrote and cannot write (SQLite: query_only refuses
+// the sweep's statements; PostgreSQL: a reader has no write statements prepared, in a read-only
+// session); an in-memory SQLite database has none.
 TEST_P(PersistentLedgerTest, ReaderConnectionsReadAndRefuseWrites) {
   Open();
   Wallet a;

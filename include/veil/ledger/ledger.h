@@ -34,6 +34,7 @@
 // reads that have no reader connection.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -177,6 +178,9 @@ class Ledger {
   // The head as of the last call (see above for shared stores); it does not wait for a write in
   // progress.
   BlockHeader Head() const;
+  // The head a read would use now: on a shared store reloaded from the database (on a reader
+  // connection when there are any), otherwise Head().
+  Result<BlockHeader> FreshHead();
   Result<Account> GetAccount(const Address& address);
   EntityKey PredictKey(const Address& creator, std::uint64_t create_nonce) const;
   Result<LedgerStats> Stats();
@@ -240,7 +244,11 @@ class Ledger {
     std::vector<std::unique_ptr<Store>> idle;
     std::size_t open = 0;
     bool none = false;
+    // After a failed open, reads use the writer's connection until then (no connection storm
+    // against a database that refuses connections).
+    std::chrono::steady_clock::time_point retry_after{};
   };
+  std::mutex prewarm_mu_;  // one Prewarm at a time (each takes every reader)
   Readers readers_;
   // The accounts and entities this node's own blocks wrote, as of state_.head: the validation
   // reads of the next transactions come from here when they can (ledger.cc).
