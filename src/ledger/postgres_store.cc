@@ -384,10 +384,15 @@ constexpr const char* kWriteLockSession =
 constexpr const char* kWriteUnlockSession =
     "SELECT pg_advisory_unlock(hashtext('veil.ledger.write.' || current_schema()))";
 
-// One statement of a pipeline: a prepared write statement and its parameters.
+// One statement of a pipeline: a prepared write statement and its parameters; or, when set, the
+// prepared statement `name` (a cached read) or the parameterless SQL `sql`.
 struct Step {
+  Step() = default;
+  Step(int s, std::vector<PgParam> p) : stmt(s), params(std::move(p)) {}
   int stmt = 0;  // WriteStmt
   std::vector<PgParam> params;
+  std::string name;
+  const char* sql = nullptr;
 };
 
 // Where a pipeline failed: the step and the server's SQLSTATE and constraint.
@@ -1190,38 +1195,18 @@ class PostgresStore final : public Store {
   // reads are index probes whose plan does not depend on the values; left to choose, a reader's
   // fresh session re-planned a key lookup at every call (180-230 us a Get against 89 on the
   // writer's session, which had settled on the generic plan).
-  Result<ResultPtr> ExecPreparedGeneric(const std::string& name, const ParamArrays& a, int n) {
-    broken_ = true;  // until the pipeline completes
-    if (PQenterPipelineMode(conn_) != 1) return ConnectionError("pipeline mode");
-    if (PQsendQueryParams(conn_, "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)",
-                          0, nullptr, nullptr, nullptr, nullptr, 1) != 1 ||
-        PQsendQueryPrepared(conn_, name.c_str(), n, a.values.data(), a.lengths.data(),
-                            a.formats.data(), 1) != 1 ||
-        PQpipelineSync(conn_) != 1) {
-      return ConnectionError("pipeline send");
-    }
-    ResultPtr results[2];
-    for (auto& kept : results) {
-      while (PGresult* raw = PQgetResult(conn_)) {
-        if (kept == nullptr) {
-          kept.reset(raw);
-        } else {
-          PQclear(raw);
-        }
-      }
-      if (kept == nullptr) return ConnectionError("pipeline result");
-    }
-    ResultPtr sync(PQgetResult(conn_));
-    if (sync == nullptr || PQresultStatus(sync.get()) != PGRES_PIPELINE_SYNC) {
-      return ConnectionError("pipeline sync result");
-    }
-    if (PQexitPipelineMode(conn_) != 1) return ConnectionError("pipeline exit");
-    broken_ = false;
-    for (auto& r : results) {
-      const auto st = PQresultStatus(r.get());
-      if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) return ResultError(r.get());
-    }
-    return std::move(results[1]);
+  Result<ResultPtr> ExecPreparedGeneric(const std::string& name,
+                                        const std::vector<PgParam>& params) {
+    std::vector<Step> steps(2);
+    steps[0].sql = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
+    steps[1].name = name;
+    steps[1].params = params;
+    std::vector<ResultPtr> results;
+    PipelineError err;
+    VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
+    if (ok) return std::move(results[1]);
+    if (err.step < results.size()) return ResultError(results[err.step].get());
+    return Internal("postgres: " + err.message);
   }
 
   // One statement through a prepared statement cached by its SQL text (the first use prepares:
@@ -1246,7 +1231,7 @@ class PostgresStore final : public Store {
     }
     // Without parameters there is only the generic plan.
     if (reader_ && !params.empty()) {
-      return ExecPreparedGeneric(it->second, a, static_cast<int>(params.size()));
+      return ExecPreparedGeneric(it->second, params);
     }
     ResultPtr r(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(params.size()),
                                a.values.data(), a.lengths.data(), a.formats.data(), 1));
@@ -1267,8 +1252,11 @@ class PostgresStore final : public Store {
     for (const auto& s : steps) {
       ParamArrays a(s.params);
       const int n = static_cast<int>(s.params.size());
-      const int ok = PQsendQueryPrepared(conn_, WriteStmtName(s.stmt).c_str(), n, a.values.data(),
-                                         a.lengths.data(), a.formats.data(), 1);
+      const int ok = s.sql != nullptr
+                         ? PQsendQueryParams(conn_, s.sql, 0, nullptr, nullptr, nullptr, nullptr, 1)
+                         : PQsendQueryPrepared(
+                               conn_, (s.name.empty() ? WriteStmtName(s.stmt) : s.name).c_str(), n,
+                               a.values.data(), a.lengths.data(), a.formats.data(), 1);
       if (ok != 1) return ConnectionError("pipeline send");
     }
     if (PQpipelineSync(conn_) != 1) return ConnectionError("pipeline sync");
