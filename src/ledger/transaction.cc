@@ -209,18 +209,39 @@ Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits) {
   return stx;
 }
 
-Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey& key,
-                          const Limits& limits) {
+namespace {
+
+// Validates, then signs the body with `sign(body) -> Result<signature bytes>`.
+template <typename SignBody>
+Result<Bytes> SignAs(const Transaction& tx, SigScheme scheme, ByteView public_key,
+                     const Limits& limits, SignBody sign) {
   VEIL_RETURN_IF_ERROR(ValidateTransaction(tx, limits));
   SignedTransaction stx;
   stx.tx = tx;
-  stx.scheme = SigScheme::kEd25519;
-  stx.public_key.assign(key.public_key().begin(), key.public_key().end());
-  const Bytes body = EncodeBody(tx, stx.scheme, stx.public_key);
-  const Bytes msg = Concat({AsBytes(kSignLabel), body});
-  const auto sig = key.Sign(msg);
-  stx.signature.assign(sig.begin(), sig.end());
+  stx.scheme = scheme;
+  stx.public_key.assign(public_key.begin(), public_key.end());
+  VEIL_ASSIGN_OR_RETURN(stx.signature, sign(EncodeBody(tx, scheme, public_key)));
   return Encode(stx);
+}
+
+}  // namespace
+
+Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey& key,
+                          const Limits& limits) {
+  return SignAs(tx, SigScheme::kEd25519, key.public_key(), limits,
+                [&](const Bytes& body) -> Result<Bytes> {
+                  const auto sig = key.Sign(Concat({AsBytes(kSignLabel), body}));
+                  return Bytes(sig.begin(), sig.end());
+                });
+}
+
+Result<Bytes> SignComposite(const Transaction& tx, const crypto::CompositeSigningKey& key,
+                            const Limits& limits) {
+  return SignAs(tx, SigScheme::kCompositeMlDsa65Ed25519, key.verifying_key().bytes(), limits,
+                [&](const Bytes& body) -> Result<Bytes> {
+                  VEIL_ASSIGN_OR_RETURN(const auto sig, key.Sign(body, AsBytes(kSignLabel)));
+                  return Bytes(sig.begin(), sig.end());
+                });
 }
 
 Status VerifySignature(const SignedTransaction& stx) {

@@ -418,6 +418,54 @@ TEST_P(LedgerTest, ReplayAndBadSignatureAndChain) {
   EXPECT_EQ(Head(), 1u);
 }
 
+// A sender with a composite ML-DSA-65 + Ed25519 key: its transactions land, it owns what it
+// creates, its nonces count like any other, and a forged or replayed one is refused.
+TEST_P(LedgerTest, CompositeSignedTransactions) {
+  Open();
+  const auto key = crypto::CompositeSigningKey::Generate();
+  const Address sender =
+      AddressOf(SigScheme::kCompositeMlDsa65Ed25519, key.verifying_key().bytes());
+  auto sign = [&](std::vector<Operation> ops, std::uint64_t nonce) {
+    Transaction tx;
+    tx.chain_id = 42;
+    tx.nonce = nonce;
+    tx.ops = std::move(ops);
+    return *SignComposite(tx, key, limits_);
+  };
+  const Bytes first = sign({Create(100, {Attribute::Num("v", 1)})}, 0);
+  auto r = ledger_->Submit(first);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->status.ok()) << r->status.ToString();
+  ASSERT_EQ(r->created.size(), 1u);
+  const EntityKey k = r->created[0];
+  EXPECT_EQ(k, DeriveEntityKey(42, sender, 0));
+  ASSERT_TRUE(Get(k).has_value());
+  EXPECT_EQ(Get(k)->owner, sender);
+  EXPECT_EQ(Get(k)->creator, sender);
+
+  UpdateOp u;
+  u.key = k;
+  u.set = {Attribute::Num("v", 2)};
+  auto upd = ledger_->Submit(sign({u}, 1));
+  ASSERT_TRUE(upd.ok() && upd->status.ok());
+  EXPECT_EQ(ledger_->GetAccount(sender)->tx_nonce, 2u);
+  const std::uint64_t head = Head();
+
+  auto replay = ledger_->Submit(first);
+  ASSERT_TRUE(replay.ok());
+  EXPECT_EQ(replay->status.code(), Code::kFailedPrecondition);
+  Bytes forged = sign({DeleteOp{k}}, 2);
+  forged[forged.size() - crypto::kCompositeSignatureSize + 7] ^= 1;  // in the ML-DSA part
+  EXPECT_EQ(ledger_->Submit(forged).status().code(), Code::kVerificationFailed);
+  // An Ed25519 wallet cannot touch the composite sender's entity.
+  Wallet other;
+  EXPECT_EQ(Submit(other, {DeleteOp{k}}).status.code(), Code::kPermissionDenied);
+  EXPECT_EQ(Head(), head);
+  EXPECT_EQ(ledger_->GetAccount(sender)->tx_nonce, 2u);
+  ASSERT_TRUE(Get(k).has_value());
+  EXPECT_EQ(Get(k)->attributes, std::vector<Attribute>{Attribute::Num("v", 2)});
+}
+
 TEST_P(LedgerTest, FailedThirdOperationLeavesNoTrace) {
   Open();
   Wallet alice;

@@ -187,6 +187,60 @@ TEST(LedgerTx, SignatureBinding) {
   EXPECT_FALSE(VerifySignature(*dec2).ok());
 }
 
+// The composite ML-DSA-65 + Ed25519 scheme (SigScheme 2): the same transaction format with a
+// 1984-byte key and a 3373-byte signature, each part bound, neither component usable alone.
+TEST(LedgerTx, CompositeSignature) {
+  const auto key = crypto::CompositeSigningKey::Generate();
+  const auto& pk = key.verifying_key().bytes();
+  auto enc = SignComposite(SampleTx(), key, kLimits);
+  ASSERT_TRUE(enc.ok()) << enc.status().ToString();
+  auto dec = Decode(*enc, kLimits);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  EXPECT_EQ(Encode(*dec), *enc);
+  EXPECT_EQ(dec->scheme, SigScheme::kCompositeMlDsa65Ed25519);
+  EXPECT_TRUE(VerifySignature(*dec).ok());
+  EXPECT_EQ(dec->Sender(), AddressOf(SigScheme::kCompositeMlDsa65Ed25519, pk));
+  // The Ed25519 component's key is a different sender.
+  EXPECT_NE(dec->Sender(), AddressOf(SigScheme::kEd25519, ByteView(pk).subspan(1952)));
+  // Sizes: the key and signature grow by 1952 and 3309 bytes, each length's varint by one.
+  const auto ed = crypto::Ed25519SigningKey::Generate();
+  EXPECT_EQ(enc->size(), SignEd25519(SampleTx(), ed, kLimits)->size() + 1952 + 3309 + 2);
+  // Hedged: a second signature differs and verifies too.
+  const Bytes again = *SignComposite(SampleTx(), key, kLimits);
+  EXPECT_NE(again, *enc);
+  EXPECT_TRUE(VerifySignature(*Decode(again, kLimits)).ok());
+
+  // A flipped bit in the ML-DSA part, the Ed25519 part, the key or the body is refused.
+  const std::size_t sig_at = enc->size() - crypto::kCompositeSignatureSize;
+  int refused_by_signature = 0;
+  for (const std::size_t at : {sig_at + 100, enc->size() - 5, sig_at - 3 - 500, std::size_t{12}}) {
+    Bytes bad = *enc;
+    bad[at] ^= 1;
+    auto d = Decode(bad, kLimits);
+    if (!d.ok()) continue;  // the flip broke the body's canonical form: refused earlier
+    EXPECT_EQ(VerifySignature(*d).code(), Code::kVerificationFailed) << "byte " << at;
+    ++refused_by_signature;
+  }
+  EXPECT_GE(refused_by_signature, 3);
+  // The Ed25519 component lifted out as a plain Ed25519 transaction does not verify: it signed
+  // the composite's message representative, not the Ed25519 scheme's message.
+  SignedTransaction lifted = *dec;
+  lifted.scheme = SigScheme::kEd25519;
+  lifted.public_key.assign(pk.end() - 32, pk.end());
+  lifted.signature.assign(dec->signature.end() - 64, dec->signature.end());
+  auto relifted = Decode(Encode(lifted), kLimits);
+  ASSERT_TRUE(relifted.ok());
+  EXPECT_EQ(VerifySignature(*relifted).code(), Code::kVerificationFailed);
+  // A signature under the other scheme's tag has the wrong sizes: refused by the decoder.
+  SignedTransaction mixed = *dec;
+  mixed.scheme = SigScheme::kEd25519;
+  EXPECT_FALSE(Decode(Encode(mixed), kLimits).ok());
+  // Validation runs before signing.
+  Transaction empty = SampleTx();
+  empty.ops.clear();
+  EXPECT_EQ(SignComposite(empty, key, kLimits).status().code(), Code::kInvalidArgument);
+}
+
 TEST(LedgerTx, GasAndKeys) {
   const auto key = crypto::Ed25519SigningKey::Generate();
   const Transaction tx = SampleTx();

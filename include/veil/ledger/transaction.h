@@ -17,6 +17,7 @@
 
 #include "veil/base/bytes.h"
 #include "veil/base/result.h"
+#include "veil/crypto/composite_sig.h"
 #include "veil/crypto/ed25519.h"
 #include "veil/ledger/entity.h"
 #include "veil/ledger/limits.h"
@@ -94,6 +95,12 @@ Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits);
 // Validates and signs with Ed25519; returns the encoded signed transaction.
 Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey& key,
                           const Limits& limits);
+// Validates and signs with the composite ML-DSA-65 + Ed25519 key (SigScheme 2; the label is the
+// composite signature's context, so neither component verifies on its own as an Ed25519
+// transaction); returns the encoded signed transaction. Hedged ML-DSA: two signatures of one
+// transaction differ, and both verify.
+Result<Bytes> SignComposite(const Transaction& tx, const crypto::CompositeSigningKey& key,
+                            const Limits& limits);
 Status VerifySignature(const SignedTransaction& stx);
 
 // SHA-256("veil.ledger.tx-hash.v1" || encoded signed transaction)
