@@ -60,9 +60,10 @@
 // Population (deterministic: the same bytes every time): entity i for i in [0, N) as in
 // bench_common.h, created by one Ed25519 key derived from a fixed label through the Ledger in
 // transactions of 200 creates, with a fixed block clock. SQLite: VEIL_BENCH_LEDGER_DATA/
-// ledger-v1-nN.db; PostgreSQL: schema veil_bench_ledger_v1_nN. A cache is reused when its live
-// count is N, rebuilt otherwise (absent or interrupted); bump kDataVersion when the population
-// changes. Populating 10^6 entities takes minutes per backend and is reported on stderr.
+// ledger-vV-nN.db; PostgreSQL: schema veil_bench_ledger_vV_nN (V = kDataVersion). A cache is reused
+// when its live count is N, rebuilt otherwise (absent or interrupted); bump kDataVersion when the
+// population or its stored form changes (2: entities.attrs on SQLite). Populating 10^6 entities
+// takes minutes per backend and is reported on stderr.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -106,7 +107,7 @@ bool IsSqlite(Backend b) { return b != Backend::kPostgres; }
 
 constexpr std::uint64_t kChainId = 7;
 constexpr std::uint64_t kExpires = 1'000'000'000;  // far beyond any head a run reaches
-constexpr int kDataVersion = 1;                    // part of the cache names
+constexpr int kDataVersion = 2;                    // part of the cache names
 constexpr std::uint64_t kPopulateOps = 200;        // creates per population transaction
 constexpr std::uint64_t kRangeMatches = 50;        // expected matches of RangeQuery
 // Reads model a node whose working set fits its caches: Ledger::Prewarm loads the population into

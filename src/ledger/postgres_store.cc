@@ -35,11 +35,6 @@ namespace veil::ledger {
 namespace {
 
 constexpr std::uint64_t kBias = std::uint64_t{1} << 63;
-// Bounds for decoding the attributes a store wrote (entities.attrs): structure only, wide enough
-// for any Limits profile; the values were validated when their transaction was.
-constexpr std::size_t kMaxStoredAttributes = 1024;
-constexpr std::size_t kMaxStoredAttributeName = 1024;
-constexpr std::size_t kMaxStoredAttributeValue = std::size_t{1} << 20;
 
 std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ kBias); }
 std::uint64_t Unbiased(std::int64_t v) { return static_cast<std::uint64_t>(v) ^ kBias; }
@@ -650,11 +645,6 @@ class PostgresStore final : public Store {
     ArrayParam i_id = Int8Array(), i_key = ByteaArray(), i_owner = ByteaArray(),
                i_creator = ByteaArray(), i_ct = TextArray(), i_p = ByteaArray(), i_cb = Int8Array(),
                i_ub = Int8Array(), i_eb = Int8Array(), i_lc = Int8Array(), i_at = ByteaArray();
-    auto encoded_attributes = [](const Entity& e) {
-      Writer aw;
-      PutAttributes(aw, e.attributes);
-      return std::move(aw).Take();
-    };
     ArrayParam n_id = Int8Array(), n_name = TextArray(), n_value = Int8Array();
     ArrayParam s_id = Int8Array(), s_name = TextArray(), s_value = TextArray();
     std::map<std::uint64_t, std::int64_t> expiry;
@@ -685,7 +675,7 @@ class PostgresStore final : public Store {
           i_ub.AddInt8(I64(e.updated_block));
           i_eb.AddInt8(I64(e.expires_block));
           i_lc.AddInt8(I64(e.last_change));
-          i_at.AddBytes(encoded_attributes(e));
+          i_at.AddBytes(EncodeStoredAttributes(e.attributes));
           add_attributes(e);
           ++expiry[e.expires_block];
           break;
@@ -697,7 +687,7 @@ class PostgresStore final : public Store {
           u_ub.AddInt8(I64(e.updated_block));
           u_eb.AddInt8(I64(e.expires_block));
           u_lc.AddInt8(I64(e.last_change));
-          u_at.AddBytes(encoded_attributes(e));
+          u_at.AddBytes(EncodeStoredAttributes(e.attributes));
           if (ew.attributes_changed) {
             drop_attrs.AddInt8(e.id);
             add_attributes(e);
@@ -1414,21 +1404,11 @@ class PostgresStore final : public Store {
       if (p.attributes) {
         const bool has_row_copy = !row.IsNull(10);
         if (has_row_copy) {
-          const Bytes encoded = row.Blob(10);
-          Reader ar(encoded);
-          e.attributes = GetAttributes(ar, kMaxStoredAttributes, kMaxStoredAttributeName,
-                                       kMaxStoredAttributeValue);
-          if (const Status st = ar.Finish(); !st.ok()) {
-            return DataLoss("postgres: entity " + ToHex(e.key) +
-                            ": stored attributes: " + st.message());
-          }
+          VEIL_ASSIGN_OR_RETURN(e.attributes, DecodeStoredAttributes(row.Blob(10), e.key));
         }
         if (!has_row_copy || compare_copies) {
           VEIL_ASSIGN_OR_RETURN(auto index_copy, IndexCopy(row));
-          if (has_row_copy && index_copy != e.attributes) {
-            return DataLoss("entity " + ToHex(e.key) +
-                            ": its attributes differ from its attribute index rows");
-          }
+          if (has_row_copy) VEIL_RETURN_IF_ERROR(CheckAttributeCopies(e, index_copy));
           e.attributes = std::move(index_copy);
         }
       }

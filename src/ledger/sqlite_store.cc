@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS entities(
   id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, owner_id INTEGER NOT NULL,
   creator_id INTEGER NOT NULL, content_type TEXT NOT NULL, payload BLOB NOT NULL,
   created_block INTEGER NOT NULL, updated_block INTEGER NOT NULL,
-  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL);
+  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL, attrs BLOB);
 CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
 CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
 CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
@@ -192,7 +192,18 @@ class SqliteStore final : public Store {
     VEIL_RETURN_IF_ERROR(
         Exec(("PRAGMA wal_autocheckpoint=" + std::to_string(o.wal_checkpoint_pages)).c_str()));
     sqlite3_busy_timeout(db_, 5000);
-    return Exec(kSchema);
+    VEIL_RETURN_IF_ERROR(Exec(kSchema));
+    // entities.attrs (store.h, EncodeStoredAttributes) came after the first files were written:
+    // such a file gets the column, NULL in its old rows, whose reads then take the attributes
+    // from the attr_* rows.
+    VEIL_ASSIGN_OR_RETURN(
+        auto has,
+        Prepare("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'attrs'"));
+    const bool present = has->Step() && has->ColInt(0) == 1;
+    VEIL_RETURN_IF_ERROR(has->status());
+    has.reset();
+    if (!present) VEIL_RETURN_IF_ERROR(Exec("ALTER TABLE entities ADD COLUMN attrs BLOB"));
+    return Status::Ok();
   }
 
   Result<std::optional<ChainState>> LoadState() override {
@@ -255,9 +266,7 @@ class SqliteStore final : public Store {
     sql += ") ORDER BY e.id";
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(sql));
     for (std::size_t i = 0; i < keys.size(); ++i) s->Blob(static_cast<int>(i + 1), keys[i]);
-    while (s->Step()) out.push_back(ReadEntity(*s, Projection::All()));
-    VEIL_RETURN_IF_ERROR(s->status());
-    VEIL_RETURN_IF_ERROR(LoadAttributes(&out));
+    VEIL_RETURN_IF_ERROR(ReadEntities(*s, Projection::All(), keys.size(), &out));
     return out;
   }
 
@@ -281,16 +290,8 @@ class SqliteStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
     BindAll(*s, c.params);
     StorePage page;
-    while (s->Step()) {
-      if (page.entities.size() == r.limit) {
-        page.more = true;
-        break;
-      }
-      page.entities.push_back(ReadEntity(*s, r.projection));
-    }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page.entities, &page.more));
     page.stats.rows_scanned = Scanned(*s) + page.entities.size();
-    if (r.projection.attributes) VEIL_RETURN_IF_ERROR(LoadAttributes(&page.entities));
     for (const auto& e : page.entities) page.stats.bytes_returned += ReturnedBytes(e);
     return page;
   }
@@ -530,9 +531,8 @@ class SqliteStore final : public Store {
         auto s, Prepare(std::string(kEntityColumns) + " WHERE e.id > ? ORDER BY e.id LIMIT ?"));
     s->Int(1, after_id).Int(2, static_cast<std::int64_t>(max_rows));
     std::vector<Entity> out;
-    while (s->Step()) out.push_back(ReadEntity(*s, Projection::All()));
-    VEIL_RETURN_IF_ERROR(s->status());
-    VEIL_RETURN_IF_ERROR(LoadAttributes(&out));
+    VEIL_RETURN_IF_ERROR(
+        ReadEntities(*s, Projection::All(), max_rows, &out, nullptr, /*compare_copies=*/true));
     return out;
   }
 
@@ -540,7 +540,8 @@ class SqliteStore final : public Store {
   static constexpr const char* kEntityColumns =
       "SELECT e.id, e.key, (SELECT address FROM accounts WHERE id = e.owner_id), "
       "(SELECT address FROM accounts WHERE id = e.creator_id), e.created_block, "
-      "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change FROM entities e";
+      "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change, e.attrs FROM "
+      "entities e";
 
   struct Compiled {
     std::string sql;
@@ -617,38 +618,77 @@ class SqliteStore final : public Store {
     return e;
   }
 
-  Status LoadAttributes(std::vector<Entity>* entities) {
-    if (entities->empty()) return Status::Ok();
-    std::unordered_map<std::int64_t, Entity*> by_id;
+  // Reads up to `limit` entity rows of `s` (columns as in kEntityColumns) into *out; *more (if
+  // given) tells whether a further row exists. Attributes, when projected, come from the row's
+  // copy (entities.attrs); a row written before the copy existed takes them from the attr_* rows,
+  // and with compare_copies every row does, and a copy that differs is kDataLoss (VerifyChain).
+  Status ReadEntities(Stmt& s, const Projection& p, std::size_t limit, std::vector<Entity>* out,
+                      bool* more = nullptr, bool compare_copies = false) {
+    const std::size_t first = out->size();
+    std::vector<std::size_t> without_copy;  // indexes into *out
+    std::vector<bool> has_copy;
+    while (s.Step()) {
+      if (out->size() - first == limit) {
+        if (more != nullptr) *more = true;
+        break;
+      }
+      Entity e = ReadEntity(s, p);
+      const bool copy = p.attributes && sqlite3_column_type(s.raw(), 10) != SQLITE_NULL;
+      if (copy) {
+        VEIL_ASSIGN_OR_RETURN(e.attributes, DecodeStoredAttributes(s.ColBlob(10), e.key));
+      }
+      if (p.attributes && (!copy || compare_copies)) without_copy.push_back(out->size());
+      has_copy.push_back(copy);
+      out->push_back(std::move(e));
+    }
+    VEIL_RETURN_IF_ERROR(s.status());
+    if (without_copy.empty()) return Status::Ok();
+    std::vector<std::int64_t> ids;
+    for (std::size_t i : without_copy) ids.push_back((*out)[i].id);
+    VEIL_ASSIGN_OR_RETURN(auto indexed, LoadAttributes(ids));
+    for (std::size_t i : without_copy) {
+      Entity& e = (*out)[i];
+      std::vector<Attribute>& from_index = indexed[e.id];
+      if (has_copy[i - first]) {
+        VEIL_RETURN_IF_ERROR(CheckAttributeCopies(e, from_index));
+      } else {
+        e.attributes = std::move(from_index);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The attributes of the given entities from the attr_* rows, sorted by name.
+  Result<std::unordered_map<std::int64_t, std::vector<Attribute>>> LoadAttributes(
+      const std::vector<std::int64_t>& ids) {
+    std::unordered_map<std::int64_t, std::vector<Attribute>> by_id;
     std::string in = "(";
-    for (std::size_t i = 0; i < entities->size(); ++i) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
       in += i ? ",?" : "?";
-      by_id[(*entities)[i].id] = &(*entities)[i];
+      by_id[ids[i]];
     }
     in += ")";
     for (int table = 0; table < 2; ++table) {
       VEIL_ASSIGN_OR_RETURN(
           auto s, Prepare(std::string("SELECT entity_id, name, value FROM ") +
                           (table == 0 ? "attr_num" : "attr_str") + " WHERE entity_id IN " + in));
-      for (std::size_t i = 0; i < entities->size(); ++i) {
-        s->Int(static_cast<int>(i + 1), (*entities)[i].id);
-      }
+      for (std::size_t i = 0; i < ids.size(); ++i) s->Int(static_cast<int>(i + 1), ids[i]);
       while (s->Step()) {
-        Entity* e = by_id[s->ColInt(0)];
-        if (e == nullptr) continue;
+        auto it = by_id.find(s->ColInt(0));
+        if (it == by_id.end()) continue;
         if (table == 0) {
-          e->attributes.push_back(Attribute::Num(s->ColText(1), Unbiased(s->ColInt(2))));
+          it->second.push_back(Attribute::Num(s->ColText(1), Unbiased(s->ColInt(2))));
         } else {
-          e->attributes.push_back(Attribute::Str(s->ColText(1), s->ColText(2)));
+          it->second.push_back(Attribute::Str(s->ColText(1), s->ColText(2)));
         }
       }
       VEIL_RETURN_IF_ERROR(s->status());
     }
-    for (auto& e : *entities) {
-      std::sort(e.attributes.begin(), e.attributes.end(),
+    for (auto& [id, attrs] : by_id) {
+      std::sort(attrs.begin(), attrs.end(),
                 [](const Attribute& a, const Attribute& b) { return a.name < b.name; });
     }
-    return Status::Ok();
+    return by_id;
   }
 
   // Moves the count of entities expiring at `block` by delta (nonzero); a bucket that reaches
@@ -725,12 +765,13 @@ class SqliteStore final : public Store {
           VEIL_ASSIGN_OR_RETURN(
               auto s,
               Prepare("INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
-                      "created_block, updated_block, expires_block, last_change) VALUES(?, ?, "
-                      "(SELECT id FROM accounts WHERE address = ?), (SELECT id FROM accounts "
-                      "WHERE address = ?), ?, ?, ?, ?, ?, ?)"));
+                      "created_block, updated_block, expires_block, last_change, attrs) VALUES(?, "
+                      "?, (SELECT id FROM accounts WHERE address = ?), (SELECT id FROM accounts "
+                      "WHERE address = ?), ?, ?, ?, ?, ?, ?, ?)"));
           s->Int(1, e.id).Blob(2, e.key).Blob(3, e.owner).Blob(4, e.creator);
           s->Text(5, e.content_type).Blob(6, e.payload).Int(7, I64(e.created_block));
           s->Int(8, I64(e.updated_block)).Int(9, I64(e.expires_block)).Int(10, I64(e.last_change));
+          s->Blob(11, EncodeStoredAttributes(e.attributes));
           VEIL_RETURN_IF_ERROR(s->Run());
           VEIL_RETURN_IF_ERROR(InsertAttributes(e));
           ++expiry[e.expires_block];
@@ -741,10 +782,10 @@ class SqliteStore final : public Store {
           VEIL_ASSIGN_OR_RETURN(
               auto s, Prepare("UPDATE entities SET owner_id = (SELECT id FROM accounts WHERE "
                               "address = ?), content_type = ?, payload = ?, updated_block = ?, "
-                              "expires_block = ?, last_change = ? WHERE id = ?"));
+                              "expires_block = ?, last_change = ?, attrs = ? WHERE id = ?"));
           s->Blob(1, e.owner).Text(2, e.content_type).Blob(3, e.payload);
           s->Int(4, I64(e.updated_block)).Int(5, I64(e.expires_block)).Int(6, I64(e.last_change));
-          s->Int(7, e.id);
+          s->Blob(7, EncodeStoredAttributes(e.attributes)).Int(8, e.id);
           VEIL_RETURN_IF_ERROR(s->Run());
           if (ew.attributes_changed) {
             VEIL_RETURN_IF_ERROR(DeleteAttributes(e.id));
@@ -847,7 +888,7 @@ class SqliteStore final : public Store {
     c.sql += p.blocks ? "e.created_block, e.updated_block, e.expires_block, " : "0, 0, 0, ";
     c.sql += p.content_type ? "e.content_type, " : "NULL, ";
     c.sql += p.payload ? "e.payload, " : "NULL, ";
-    c.sql += "e.last_change FROM ";
+    c.sql += p.attributes ? "e.last_change, e.attrs FROM " : "e.last_change, NULL FROM ";
     std::string table, conditions;
     if (driven) {
       Check(sql::CompileDriver(*driven->driver, d, &table, &conditions));

@@ -1058,13 +1058,16 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
   const Case cases[] = {
       {"UPDATE entities SET payload = x'ff' WHERE id = 1",
        "UPDATE entities SET payload = '\\xff'::bytea WHERE id = 1", "block 1: entity"},
-      // PostgreSQL keeps a copy of the attributes in the entity row (what reads return) beside
+      // Both stores keep a copy of the attributes in the entity row (what reads return) beside
       // the attr_* index rows: tampering with either makes the two differ.
       {"UPDATE attr_num SET value = value + 1 WHERE entity_id = 2",
-       "UPDATE attr_num SET value = value + 1 WHERE entity_id = 2", "block 2: entity",
+       "UPDATE attr_num SET value = value + 1 WHERE entity_id = 2",
        "its attributes differ from its attribute index rows"},
-      {nullptr, "UPDATE entities SET attrs = '\\x00'::bytea WHERE id = 2", "",
+      {"UPDATE entities SET attrs = x'00' WHERE id = 2",
+       "UPDATE entities SET attrs = '\\x00'::bytea WHERE id = 2",
        "its attributes differ from its attribute index rows"},
+      {"UPDATE entities SET attrs = x'01' WHERE id = 2",
+       "UPDATE entities SET attrs = '\\x01'::bytea WHERE id = 2", "stored attributes"},
       {"UPDATE changes SET entity_hash = zeroblob(32) WHERE seq = 2",
        "UPDATE changes SET entity_hash = decode(repeat('00', 32), 'hex') WHERE seq = 2",
        "block 2: change-set"},
@@ -1178,19 +1181,28 @@ TEST_P(PersistentLedgerTest, ReadsDoNotWaitForAWriteInProgress) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
-// Rows written before PostgreSQL's entities.attrs existed have it NULL: reads and VerifyChain take
-// the attributes from the attr_* rows instead.
-TEST_P(PersistentLedgerTest, PostgresRowsWithoutAttributeCopyReadFromTheIndexRows) {
-  if (!IsPostgres()) GTEST_SKIP() << "PostgreSQL only";
+// Rows written before entities.attrs existed have it NULL (an old SQLite file gets the column when
+// it is opened): reads and VerifyChain take the attributes from the attr_* rows instead, and new
+// writes carry the copy.
+TEST_P(PersistentLedgerTest, RowsWithoutAttributeCopyReadFromTheIndexRows) {
   Open();
   Wallet a;
   const EntityKey k = MustCreate(
       a, Create(100, {Attribute::Num("n", 7), Attribute::Str("s", "x"), Attribute::Num("z", 1)}));
   const auto before = ledger_->Get(k);
   ASSERT_TRUE(before.ok() && before->has_value());
-  {
+  if (IsPostgres()) {
     PgPeek pg(schema_);
     EXPECT_EQ(pg.Exec("UPDATE entities SET attrs = NULL"), 1);
+  } else {
+    // A file from before the column: drop it while the ledger is closed, then reopen.
+    ledger_.reset();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, "ALTER TABLE entities DROP COLUMN attrs", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+    Open();
   }
   const auto after = ledger_->Get(k);
   ASSERT_TRUE(after.ok() && after->has_value());
@@ -1199,6 +1211,15 @@ TEST_P(PersistentLedgerTest, PostgresRowsWithoutAttributeCopyReadFromTheIndexRow
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   ASSERT_EQ(page->entities.size(), 1u);
   EXPECT_EQ(page->entities[0].attributes, (*before)->attributes);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // An old row and a new one side by side, each read right.
+  const EntityKey k2 = MustCreate(a, Create(100, {Attribute::Str("s", "x")}));
+  page = ledger_->Query("s = \"x\"");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->entities.size(), 2u);
+  EXPECT_EQ(page->entities[0].key, k2);
+  EXPECT_EQ(page->entities[0].attributes, std::vector<Attribute>{Attribute::Str("s", "x")});
+  EXPECT_EQ(page->entities[1].attributes, (*before)->attributes);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 

@@ -103,6 +103,15 @@ struct QueryStats {
 // 100 for the fixed fields): one definition for every backend's QueryStats.
 std::uint64_t ReturnedBytes(const Entity& e);
 
+// The copy of an entity's attributes that the SQL stores keep in its row (`entities.attrs`, in
+// PutAttributes' form), so that a read returns them with the row; the attr_* rows stay the
+// indexes that queries match against. Decoding checks structure only (the values were validated
+// with their transaction): a malformed copy is kDataLoss naming the entity, and so is a copy that
+// differs from the index rows (CheckAttributeCopies, for VerifyChain's scan).
+Bytes EncodeStoredAttributes(const std::vector<Attribute>& attrs);
+Result<std::vector<Attribute>> DecodeStoredAttributes(ByteView encoded, const EntityKey& key);
+Status CheckAttributeCopies(const Entity& e, const std::vector<Attribute>& index_copy);
+
 struct StorePage {
   std::vector<Entity> entities;  // descending id; unprojected fields left default
   bool more = false;             // at least one more row after the last
