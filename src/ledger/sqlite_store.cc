@@ -53,9 +53,9 @@ CREATE TABLE IF NOT EXISTS accounts(
   create_nonce INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS entities(
   id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, owner_id INTEGER NOT NULL,
-  creator_id INTEGER NOT NULL, content_type TEXT NOT NULL, payload BLOB NOT NULL,
+  creator_id INTEGER NOT NULL, content_type TEXT NOT NULL, attrs BLOB, payload BLOB NOT NULL,
   created_block INTEGER NOT NULL, updated_block INTEGER NOT NULL,
-  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL, attrs BLOB);
+  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
 CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
 CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
@@ -192,18 +192,45 @@ class SqliteStore final : public Store {
     VEIL_RETURN_IF_ERROR(
         Exec(("PRAGMA wal_autocheckpoint=" + std::to_string(o.wal_checkpoint_pages)).c_str()));
     sqlite3_busy_timeout(db_, 5000);
+    // The schema, and what a file from an older version lacks, in one write transaction (two
+    // processes opening one old file do not both add the column).
+    VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
+    Status s = Migrate();
+    s = s.ok() ? Exec("COMMIT") : s;
+    if (!s.ok()) Exec("ROLLBACK").IgnoreError();
+    return s;
+  }
+
+  // File formats: 1, the first; 2, entities.attrs (store.h, EncodeStoredAttributes). A format-1
+  // file gets the column, NULL in its old rows, whose reads take the attributes from the attr_*
+  // rows. A file of a later format than this code knows is refused: that code may keep state
+  // this code would not maintain (an older binary writing to a format-2 file would leave the
+  // copies stale; VerifyChain would report it, and format 3 will be refused by this one).
+  static constexpr std::int64_t kFormat = 2;
+  Status Migrate() {
     VEIL_RETURN_IF_ERROR(Exec(kSchema));
-    // entities.attrs (store.h, EncodeStoredAttributes) came after the first files were written:
-    // such a file gets the column, NULL in its old rows, whose reads then take the attributes
-    // from the attr_* rows.
-    VEIL_ASSIGN_OR_RETURN(
-        auto has,
-        Prepare("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'attrs'"));
-    const bool present = has->Step() && has->ColInt(0) == 1;
-    VEIL_RETURN_IF_ERROR(has->status());
-    has.reset();
-    if (!present) VEIL_RETURN_IF_ERROR(Exec("ALTER TABLE entities ADD COLUMN attrs BLOB"));
-    return Status::Ok();
+    std::int64_t format = 1;
+    {
+      VEIL_ASSIGN_OR_RETURN(auto f, Prepare("SELECT value FROM meta WHERE name = 'format'"));
+      if (f->Step()) format = f->ColInt(0);
+      VEIL_RETURN_IF_ERROR(f->status());
+    }
+    if (format > kFormat) {
+      return FailedPrecondition("ledger file format " + std::to_string(format) +
+                                " is newer than this build's (" + std::to_string(kFormat) + ")");
+    }
+    {
+      VEIL_ASSIGN_OR_RETURN(
+          auto has,
+          Prepare("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'attrs'"));
+      const bool present = has->Step() && has->ColInt(0) == 1;
+      VEIL_RETURN_IF_ERROR(has->status());
+      has.reset();
+      if (!present) VEIL_RETURN_IF_ERROR(Exec("ALTER TABLE entities ADD COLUMN attrs BLOB"));
+    }
+    return Exec(
+        "INSERT INTO meta(name, value) VALUES('format', 2) ON CONFLICT(name) DO UPDATE "
+        "SET value = excluded.value");
   }
 
   Result<std::optional<ChainState>> LoadState() override {

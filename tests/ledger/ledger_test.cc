@@ -1212,14 +1212,60 @@ TEST_P(PersistentLedgerTest, RowsWithoutAttributeCopyReadFromTheIndexRows) {
   ASSERT_EQ(page->entities.size(), 1u);
   EXPECT_EQ(page->entities[0].attributes, (*before)->attributes);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
-  // An old row and a new one side by side, each read right.
+  // Rows affected by `sql` on the store, beside the open ledger.
+  auto affected = [&](const std::string& sql) -> long {
+    if (IsPostgres()) return PgPeek(schema_).Exec(sql);
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    const long n = sqlite3_changes(db);
+    sqlite3_close(db);
+    return n;
+  };
+  const std::string without_copy = "UPDATE entities SET attrs = attrs WHERE attrs IS NULL";
+  EXPECT_EQ(affected(without_copy), 1);
+  // An old row and a new one side by side, each read right; the new one has its copy.
   const EntityKey k2 = MustCreate(a, Create(100, {Attribute::Str("s", "x")}));
+  EXPECT_EQ(affected(without_copy), 1);
   page = ledger_->Query("s = \"x\"");
   ASSERT_TRUE(page.ok()) << page.status().ToString();
   ASSERT_EQ(page->entities.size(), 2u);
   EXPECT_EQ(page->entities[0].key, k2);
   EXPECT_EQ(page->entities[0].attributes, std::vector<Attribute>{Attribute::Str("s", "x")});
   EXPECT_EQ(page->entities[1].attributes, (*before)->attributes);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // An update that leaves the attributes alone (an extend) writes the old row's copy.
+  EXPECT_TRUE(Submit(a, {ExtendOp{k, 200}}).status.ok());
+  EXPECT_EQ(affected(without_copy), 0);
+  EXPECT_EQ(Get(k)->attributes, (*before)->attributes);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // Reads take the row's copy: with the index row changed behind the ledger's back, a read
+  // still returns the copy, and VerifyChain reports the difference.
+  EXPECT_EQ(affected("UPDATE attr_str SET value = 'y' WHERE entity_id = (SELECT id FROM entities "
+                     "WHERE attrs IS NOT NULL ORDER BY id DESC LIMIT 1)"),
+            1);
+  EXPECT_EQ(Get(k2)->attributes, std::vector<Attribute>{Attribute::Str("s", "x")});
+  EXPECT_NE(ledger_->VerifyChain().message().find("differ"), std::string::npos);
+}
+
+// A SQLite file of a later format than this build's is refused at open, and left as it is.
+TEST_P(PersistentLedgerTest, NewerSqliteFileFormatIsRefused) {
+  if (IsPostgres()) GTEST_SKIP() << "SQLite only";
+  Open();
+  Wallet a;
+  MustCreate(a, Create(100));
+  ledger_.reset();
+  Tamper(path_, "UPDATE meta SET value = 3 WHERE name = 'format'");
+  auto store = OpenStore();
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), Code::kFailedPrecondition);
+  EXPECT_NE(store.status().message().find("format 3"), std::string::npos)
+      << store.status().ToString();
+  Tamper(path_, "UPDATE meta SET value = 2 WHERE name = 'format'");
+  Open();
+  EXPECT_EQ(CountOf("*"), 1u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 

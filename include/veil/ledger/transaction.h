@@ -95,9 +95,10 @@ Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits);
 // Validates and signs with Ed25519; returns the encoded signed transaction.
 Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey& key,
                           const Limits& limits);
-// Validates and signs with the composite ML-DSA-65 + Ed25519 key (SigScheme 2; the label is the
-// composite signature's context, so neither component verifies on its own as an Ed25519
-// transaction); returns the encoded signed transaction. Hedged ML-DSA: two signatures of one
+// Validates and signs with the composite ML-DSA-65 + Ed25519 key (SigScheme 2; the body is
+// signed with the label "veil.ledger.tx.v1" as the composite signature's context); returns the
+// encoded signed transaction. Both components sign the composite's message representative, so
+// neither verifies on its own as an Ed25519 transaction. Hedged ML-DSA: two signatures of one
 // transaction differ, and both verify.
 Result<Bytes> SignComposite(const Transaction& tx, const crypto::CompositeSigningKey& key,
                             const Limits& limits);
