@@ -52,6 +52,9 @@
 //   from the client's TCP segments (bench_common.h, PgRoundTrips; the engine rows check it: 1 for
 //   SELECT 1 and a one-entity pipeline, 11 for statement per row; requests over 8 KiB, such as
 //   batches of 20, overcount).
+//   BM_Json_Page200_{WriteText,WriteDom,Read}: the JSON of one page of 200 entities (SQLite,
+//   N = 10^4) without the network: written as text (the node), through the DOM (before), read
+//   back (the client's parse and decode). Counter page_bytes.
 //   BM_Http_Write_OneEntity/BACKEND, BM_Http_<Read>/BACKEND/N: the same operations through an
 //   in-process HttpServer with the node's arkiv_* methods (apps/veil-ledger/node.h) and a
 //   RemoteLedger over a JsonRpcClient on 127.0.0.1: the service's own overhead. Built only when
@@ -84,6 +87,7 @@
 #if VEIL_BENCH_LEDGER_HTTP
 #include "node.h"
 #include "veil/ledger/api.h"
+#include "veil/ledger/json.h"
 #include "veil/ledger/remote.h"
 #include "veil/net/http_server.h"
 #include "veil/net/json_rpc.h"
@@ -633,6 +637,59 @@ void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
 #endif
 }
 
+#if VEIL_BENCH_LEDGER_HTTP
+// The JSON of one page of 200 entities (the Page200 row's first page at N = 10^4 on SQLite),
+// without the network: how the node writes it (text, ledger/json.h ToJsonText), how it used to
+// (the DOM, then its dump), and how the client reads it (parse, then QueryPageFromJson).
+enum class JsonStep { kWriteText, kWriteDom, kRead };
+
+void BM_JsonPage(benchmark::State& state, JsonStep step) {
+  auto pop = GetPopulation(Backend::kSqlite, 10'000);
+  if (!pop.ok()) {
+    state.SkipWithError(("population: " + pop.status().ToString()).c_str());
+    return;
+  }
+  const QueryOptions options;
+  auto page = (*pop)->ledger->Query("idx >= 0 && idx < 200", options);
+  if (!page.ok() || page->entities.size() != 200) {
+    state.SkipWithError("the page of 200 did not come back");
+    return;
+  }
+  namespace lj = ledger::json;
+  const std::string text = lj::ToJsonText(*page, options.projection);
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    switch (step) {
+      case JsonStep::kWriteText: {
+        std::string out = lj::ToJsonText(*page, options.projection);
+        bytes += out.size();
+        benchmark::DoNotOptimize(out);
+        break;
+      }
+      case JsonStep::kWriteDom: {
+        std::string out = net::DumpJson(lj::ToJson(*page, options.projection));
+        bytes += out.size();
+        benchmark::DoNotOptimize(out);
+        break;
+      }
+      case JsonStep::kRead: {
+        auto back =
+            lj::QueryPageFromJson(nlohmann::json::parse(text, nullptr, false), options.projection);
+        if (!back.ok() || back->entities.size() != 200) {
+          state.SkipWithError("the page did not read back");
+          return;
+        }
+        bytes += text.size();
+        benchmark::DoNotOptimize(back);
+        break;
+      }
+    }
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(bytes));
+  state.counters["page_bytes"] = static_cast<double>(text.size());
+}
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // Registration: the PostgreSQL rows only with VEIL_BENCH_POSTGRES_URL, N up to the cap.
 
@@ -684,6 +741,12 @@ const bool kRegistered = [] {
   RegisterAll("BM_Ledger", false);
 #if VEIL_BENCH_LEDGER_HTTP
   RegisterAll("BM_Http", true);
+  benchmark::RegisterBenchmark("BM_Json_Page200_WriteText", BM_JsonPage, JsonStep::kWriteText)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_Json_Page200_WriteDom", BM_JsonPage, JsonStep::kWriteDom)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_Json_Page200_Read", BM_JsonPage, JsonStep::kRead)
+      ->Unit(benchmark::kMicrosecond);
 #endif
   return true;
 }();

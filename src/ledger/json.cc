@@ -1,9 +1,12 @@
 // JSON codecs for the ledger's wire types (json.h).
 #include "veil/ledger/json.h"
 
+#include <algorithm>
+#include <charconv>
 #include <limits>
-#include <set>
 #include <utility>
+
+#include "veil/ledger/store.h"
 
 namespace veil::ledger::json {
 namespace {
@@ -23,38 +26,62 @@ int LowerHexDigit(char c) {
   return -1;
 }
 
-Status HexInto(const Json& j, std::string_view what, std::size_t min, std::size_t max, Bytes* out) {
-  if (!j.is_string()) return InvalidArgument(std::string(what) + ": expected a 0x-hex string");
+// The name of a value in a message: `what`, or `what.member`; spelled out only for a message.
+struct ValueName {
+  ValueName(std::string_view w) : what(w) {}  // NOLINT(google-explicit-constructor)
+  ValueName(std::string_view w, const char* m) : what(w), member(m) {}
+  std::string str() const {
+    std::string out(what);
+    if (member != nullptr) out.append(".").append(member);
+    return out;
+  }
+  std::string_view what;
+  const char* member = nullptr;
+};
+
+// The bytes of a 0x-hex string of min..max bytes: their count in *n, decoded into out(count),
+// which returns where to write them.
+template <class Out>
+Status HexDecode(const Json& j, const ValueName& name, std::size_t min, std::size_t max, Out out) {
+  if (!j.is_string()) return InvalidArgument(name.str() + ": expected a 0x-hex string");
   const std::string& s = j.get_ref<const std::string&>();
   if (s.size() < 2 || s[0] != '0' || s[1] != 'x') {
-    return InvalidArgument(std::string(what) + ": hex must start with 0x");
+    return InvalidArgument(name.str() + ": hex must start with 0x");
   }
   const std::size_t digits = s.size() - 2;
-  if (digits % 2 != 0) return InvalidArgument(std::string(what) + ": odd number of hex digits");
+  if (digits % 2 != 0) return InvalidArgument(name.str() + ": odd number of hex digits");
   const std::size_t n = digits / 2;
   if (n < min || n > max) {
     if (min == max) {
-      return InvalidArgument(std::string(what) + ": expected " + std::to_string(min) + " bytes");
+      return InvalidArgument(name.str() + ": expected " + std::to_string(min) + " bytes");
     }
-    return InvalidArgument(std::string(what) + ": longer than " + std::to_string(max) + " bytes");
+    return InvalidArgument(name.str() + ": longer than " + std::to_string(max) + " bytes");
   }
-  out->resize(n);
+  std::uint8_t* p = out(n);
   for (std::size_t i = 0; i < n; ++i) {
     const int hi = LowerHexDigit(s[2 + 2 * i]), lo = LowerHexDigit(s[3 + 2 * i]);
-    if (hi < 0 || lo < 0) {
-      return InvalidArgument(std::string(what) + ": not lowercase hex");
-    }
-    (*out)[i] = static_cast<std::uint8_t>(hi * 16 + lo);
+    if (hi < 0 || lo < 0) return InvalidArgument(name.str() + ": not lowercase hex");
+    p[i] = static_cast<std::uint8_t>(hi * 16 + lo);
   }
   return Status::Ok();
 }
 
+Status HexInto(const Json& j, const ValueName& name, std::size_t min, std::size_t max, Bytes* out) {
+  return HexDecode(j, name, min, max, [out](std::size_t n) {
+    out->resize(n);
+    return out->data();
+  });
+}
+
+template <std::size_t N>
+Status FixedInto(const Json& j, const ValueName& name, std::array<std::uint8_t, N>* out) {
+  return HexDecode(j, name, N, N, [out](std::size_t) { return out->data(); });
+}
+
 template <std::size_t N>
 Result<std::array<std::uint8_t, N>> FixedFromHex(const Json& j, std::string_view what) {
-  Bytes b;
-  VEIL_RETURN_IF_ERROR(HexInto(j, what, N, N, &b));
   std::array<std::uint8_t, N> out{};
-  std::copy(b.begin(), b.end(), out.begin());
+  VEIL_RETURN_IF_ERROR(FixedInto(j, what, &out));
   return out;
 }
 
@@ -73,7 +100,8 @@ class Obj {
 
   const Json* Field(const char* name, bool required) {
     if (!st_.ok()) return nullptr;
-    seen_.insert(name);
+    VEIL_CHECK_MSG(seen_count_ < seen_.size(), "json.cc: an object reader reads too many members");
+    seen_[seen_count_++] = name;
     auto it = j_.find(name);
     if (it == j_.end()) {
       if (required) st_ = InvalidArgument(what_ + ": missing member \"" + name + "\"");
@@ -123,14 +151,12 @@ class Obj {
   void Fixed(const char* name, std::array<std::uint8_t, N>* out) {
     const Json* v = Field(name, true);
     if (v == nullptr) return;
-    auto r = FixedFromHex<N>(*v, what_ + "." + name);
-    if (!r.ok()) return Set(r.status());
-    *out = *r;
+    Set(FixedInto(*v, ValueName(what_, name), out));
   }
   void Hex(const char* name, Bytes* out, std::size_t max) {
     const Json* v = Field(name, true);
     if (v == nullptr) return;
-    Set(HexInto(*v, what_ + "." + name, 0, max, out));
+    Set(HexInto(*v, ValueName(what_, name), 0, max, out));
   }
   // An array member; f(element, index) returns a Status.
   template <class F>
@@ -150,7 +176,9 @@ class Obj {
   Status Finish() {
     if (!st_.ok()) return st_;
     for (auto it = j_.begin(); it != j_.end(); ++it) {
-      if (!seen_.count(it.key())) {
+      const std::string& key = it.key();
+      const auto last = seen_.begin() + static_cast<std::ptrdiff_t>(seen_count_);
+      if (std::find(seen_.begin(), last, key) == last) {
         return InvalidArgument(what_ + ": unknown member \"" + Cut(it.key()) + "\"");
       }
     }
@@ -161,7 +189,9 @@ class Obj {
  private:
   const Json& j_;
   std::string what_;
-  std::set<std::string, std::less<>> seen_;
+  // The member names read (string literals), in order; no object here has more.
+  std::array<std::string_view, 24> seen_{};
+  std::size_t seen_count_ = 0;
   Status st_;
 };
 
@@ -446,6 +476,161 @@ Json ToJson(const QueryPage& page, const Projection& projection) {
   Json j = {{"entities", std::move(entities)}, {"block", page.block}, {"cost", ToJson(page.cost)}};
   if (!page.cursor.empty()) j["cursor"] = page.cursor;
   return j;
+}
+
+namespace {
+
+// Writers of JSON text in nlohmann's compact form (docs/notes/veil-ledger.md).
+class TextWriter {
+ public:
+  explicit TextWriter(std::string* out) : out_(*out) {}
+
+  void Raw(std::string_view s) { out_.append(s); }
+  void Char(char c) { out_.push_back(c); }
+  // `"name":`
+  void Key(std::string_view name) {
+    out_.push_back('"');
+    out_.append(name);
+    out_.append("\":");
+  }
+  void U64(std::uint64_t v) {
+    char buf[20];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out_.append(buf, r.ptr);
+  }
+  void Hex(ByteView b) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    out_.append("\"0x");
+    const std::size_t at = out_.size();
+    out_.resize(at + 2 * b.size());
+    char* p = out_.data() + at;
+    for (const std::uint8_t x : b) {
+      *p++ = kDigits[x >> 4];
+      *p++ = kDigits[x & 15];
+    }
+    out_.push_back('"');
+  }
+  // Printable ASCII other than '"' and '\\' is written as it is; a string with anything else
+  // (escapes, UTF-8, bytes to replace) goes through nlohmann's own escaping.
+  void String(std::string_view s) {
+    const bool plain = std::all_of(s.begin(), s.end(), [](char ch) {
+      const auto c = static_cast<unsigned char>(ch);
+      return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+    });
+    if (!plain) {
+      out_.append(Json(std::string(s)).dump(-1, ' ', false, Json::error_handler_t::replace));
+      return;
+    }
+    out_.push_back('"');
+    out_.append(s);
+    out_.push_back('"');
+  }
+
+ private:
+  std::string& out_;
+};
+
+// Members in the order nlohmann's std::map keeps them (bytewise), as ToJson(Entity) names them.
+void WriteEntity(TextWriter& w, const Entity& e, const Projection& p) {
+  w.Char('{');
+  bool first = true;
+  auto key = [&](std::string_view name) {
+    if (!first) w.Char(',');
+    first = false;
+    w.Key(name);
+  };
+  if (p.attributes) {
+    key("attributes");
+    w.Char('[');
+    for (std::size_t i = 0; i < e.attributes.size(); ++i) {
+      const Attribute& a = e.attributes[i];
+      if (i != 0) w.Char(',');
+      w.Raw("{\"name\":");
+      w.String(a.name);
+      if (a.type() == AttrType::kNumeric) {
+        w.Raw(",\"type\":\"u64\",\"value\":");
+        w.U64(std::get<std::uint64_t>(a.value));
+      } else {
+        w.Raw(",\"type\":\"str\",\"value\":");
+        w.String(std::get<std::string>(a.value));
+      }
+      w.Char('}');
+    }
+    w.Char(']');
+  }
+  if (p.content_type) {
+    key("contentType");
+    w.String(e.content_type);
+  }
+  if (p.blocks) {
+    key("createdAt");
+    w.U64(e.created_block);
+  }
+  if (p.creator) {
+    key("creator");
+    w.Hex(e.creator);
+  }
+  if (p.blocks) {
+    key("expiresAt");
+    w.U64(e.expires_block);
+  }
+  if (p.key) {
+    key("key");
+    w.Hex(e.key);
+  }
+  if (p.owner) {
+    key("owner");
+    w.Hex(e.owner);
+  }
+  if (p.payload) {
+    key("payload");
+    w.Hex(e.payload);
+  }
+  if (p.blocks) {
+    key("updatedAt");
+    w.U64(e.updated_block);
+  }
+  w.Char('}');
+}
+
+}  // namespace
+
+std::string ToJsonText(const QueryPage& page, const Projection& projection) {
+  std::string out;
+  AppendJsonText(page, projection, &out);
+  return out;
+}
+
+void AppendJsonText(const QueryPage& page, const Projection& projection, std::string* out) {
+  // Room for the whole page at once: hex doubles the bytes, and each entity's member names,
+  // quotes and each attribute's name/type/value members add fewer than 200 + 48 a piece.
+  std::size_t estimate = out->size() + 256 + page.cursor.size() * 6;
+  for (const auto& e : page.entities) {
+    estimate += 2 * ReturnedBytes(e) + 200 + 48 * e.attributes.size();
+  }
+  out->reserve(estimate);
+  TextWriter w(out);
+  w.Raw("{\"block\":");
+  w.U64(page.block);
+  w.Raw(",\"cost\":{\"bytesReturned\":");
+  w.U64(page.cost.bytes_returned);
+  w.Raw(",\"queryUnits\":");
+  w.U64(page.cost.query_units);
+  w.Raw(",\"rowsReturned\":");
+  w.U64(page.cost.rows_returned);
+  w.Raw(",\"rowsScanned\":");
+  w.U64(page.cost.rows_scanned);
+  w.Char('}');
+  if (!page.cursor.empty()) {
+    w.Raw(",\"cursor\":");
+    w.String(page.cursor);
+  }
+  w.Raw(",\"entities\":[");
+  for (std::size_t i = 0; i < page.entities.size(); ++i) {
+    if (i != 0) w.Char(',');
+    WriteEntity(w, page.entities[i], projection);
+  }
+  w.Raw("]}");
 }
 
 Result<QueryPage> QueryPageFromJson(const Json& j, const Projection& projection) {

@@ -415,7 +415,12 @@ void HttpServer::Impl::Configure(httplib::Server& svr) {
       }
       res.status = out.status;
       for (auto& [k, v] : out.headers) res.set_header(k, v);
-      if (!out.body.empty()) res.set_content(std::move(out.body), out.content_type);
+      if (!out.body.empty()) {
+        // set_content's effect (the body and one Content-Type) without its copy of the body.
+        res.body = std::move(out.body);
+        res.headers.erase("Content-Type");
+        res.set_header("Content-Type", out.content_type);
+      }
     };
   };
 

@@ -112,6 +112,17 @@ JsonRpcDispatcher::JsonRpcDispatcher(JsonRpcDispatcherOptions options,
     : options_(options), metrics_(std::move(metrics)) {}
 
 Status JsonRpcDispatcher::Register(std::string method, Handler handler) {
+  VEIL_CHECK_MSG(handler != nullptr, "JSON-RPC handler must not be empty");
+  return RegisterRaw(std::move(method),
+                     [h = std::move(handler)](const json& params, std::string* out) -> Status {
+                       Result<json> r = h(params);
+                       if (!r.ok()) return r.status();
+                       *out += DumpJson(*r);
+                       return Status::Ok();
+                     });
+}
+
+Status JsonRpcDispatcher::RegisterRaw(std::string method, RawHandler handler) {
   if (method.empty()) return InvalidArgument("a JSON-RPC method name must not be empty");
   if (method.rfind("rpc.", 0) == 0) {
     return InvalidArgument("JSON-RPC method names starting with \"rpc.\" are reserved");
@@ -122,39 +133,40 @@ Status JsonRpcDispatcher::Register(std::string method, Handler handler) {
   return Status::Ok();
 }
 
-nlohmann::json JsonRpcDispatcher::Run(const JsonRpcRequest& request) const {
+std::string JsonRpcDispatcher::Run(const JsonRpcRequest& request) const {
   json id = request.id.value_or(nullptr);
   auto it = handlers_.find(request.method);
   // Unregistered names share one label, so callers cannot grow the registry.
   const std::string label = it != handlers_.end() ? request.method : "unknown";
   auto start = std::chrono::steady_clock::now();
   int error_code = 0;
-  json response;
+  std::string response;
+  auto error = [&](std::string message) {
+    response = DumpJson(JsonRpcErrorResponse({error_code, std::move(message), id}));
+  };
   if (it == handlers_.end()) {
     error_code = kJsonRpcMethodNotFound;
-    response = JsonRpcErrorResponse(
-        {error_code, "method not found: \"" + Truncated(request.method) + "\"", id});
+    error("method not found: \"" + Truncated(request.method) + "\"");
   } else {
     try {
-      Result<json> r = it->second(request.params);
-      if (r.ok()) {
-        response = JsonRpcResultResponse(std::move(r).value(), id);
+      // JsonRpcResultResponse's members in the order DumpJson writes them.
+      response = "{\"id\":" + DumpJson(id) + ",\"jsonrpc\":\"2.0\",\"result\":";
+      const Status st = it->second(request.params, &response);
+      if (st.ok()) {
+        response += '}';
       } else {
-        error_code = JsonRpcCodeForStatus(r.status().code());
-        response = JsonRpcErrorResponse({error_code, r.status().message(), id});
+        error_code = JsonRpcCodeForStatus(st.code());
+        error(st.message());
       }
     } catch (const json::exception& e) {
       // nlohmann's type and key errors name types and keys, never values.
       error_code = kJsonRpcInvalidParams;
       std::string what = e.what();
       auto bracket = what.find("] ");
-      response = JsonRpcErrorResponse(
-          {error_code,
-           "invalid params: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)),
-           id});
+      error("invalid params: " + (bracket == std::string::npos ? what : what.substr(bracket + 2)));
     } catch (...) {
       error_code = kJsonRpcInternalError;
-      response = JsonRpcErrorResponse({error_code, "internal error", id});
+      error("internal error");
     }
   }
   if (metrics_) {
@@ -178,7 +190,7 @@ nlohmann::json JsonRpcDispatcher::Run(const JsonRpcRequest& request) const {
 
 std::string JsonRpcDispatcher::Handle(std::string_view body) const {
   JsonRpcEnvelope env = DecodeJsonRpc(body, options_.max_batch);
-  json responses = json::array();
+  std::vector<std::string> responses;
   for (const JsonRpcItem& item : env.items) {
     if (const auto* error = std::get_if<JsonRpcError>(&item)) {
       if (metrics_) {
@@ -187,15 +199,22 @@ std::string JsonRpcDispatcher::Handle(std::string_view body) const {
                          {{"method", "invalid"}, {"code", std::to_string(error->code)}})
             .Inc();
       }
-      responses.push_back(JsonRpcErrorResponse(*error));
+      responses.push_back(DumpJson(JsonRpcErrorResponse(*error)));
       continue;
     }
     const auto& request = std::get<JsonRpcRequest>(item);
-    json response = Run(request);
+    std::string response = Run(request);
     if (request.id.has_value()) responses.push_back(std::move(response));
   }
   if (responses.empty()) return std::string();
-  return DumpJson(env.batch ? responses : responses[0]);
+  if (!env.batch) return std::move(responses[0]);
+  std::string out = "[";
+  for (std::size_t i = 0; i < responses.size(); ++i) {
+    if (i != 0) out += ',';
+    out += responses[i];
+  }
+  out += ']';
+  return out;
 }
 
 void JsonRpcDispatcher::Mount(HttpServer& server, std::string path) const {

@@ -281,6 +281,70 @@ INSTANTIATE_TEST_SUITE_P(Apis, LedgerApiTest, ::testing::Values(Mode::kLocal, Mo
                            return i.param == Mode::kLocal ? "Local" : "Remote";
                          });
 
+// ToJsonText writes a page byte for byte as the DOM's dump does: every projection, empty and
+// full pages, cursors, extreme numbers, and strings that need escaping, hold UTF-8, or hold bytes
+// that are not UTF-8 (replaced by both).
+TEST(LedgerJson, PageTextMatchesTheDom) {
+  namespace lj = ledger::json;
+  const std::vector<std::string> strings = {"",
+                                            "plain",
+                                            "quote\"back\\slash",
+                                            "tab\tnl\nctl\x01\x1f",
+                                            "del\x7f",
+                                            "caf\xc3\xa9 \xe2\x82\xac",
+                                            std::string("nul\0in", 6),
+                                            "bad\xff\xc3",
+                                            "\xf0\x9f\x98\x80"};
+  std::uint64_t seed = 1;
+  auto next = [&] {
+    seed = seed * 6364136223846793005u + 1442695040888963407u;
+    return seed >> 11;
+  };
+  const std::vector<std::uint64_t> numbers = {0, 1, 9, 10, 4294967296u, 18446744073709551615u};
+  int pages = 0;
+  for (int round = 0; round < 200; ++round) {
+    ledger::QueryPage page;
+    page.block = numbers[next() % numbers.size()];
+    page.cost.query_units = next();
+    page.cost.rows_scanned = numbers[next() % numbers.size()];
+    page.cost.rows_returned = next() % 201;
+    page.cost.bytes_returned = next();
+    if (next() % 2) page.cursor = strings[next() % strings.size()];
+    const std::size_t n = round == 0 ? 0 : next() % 4;
+    for (std::size_t i = 0; i < n; ++i) {
+      Entity e;
+      for (auto& b : e.key) b = static_cast<std::uint8_t>(next());
+      for (auto& b : e.owner) b = static_cast<std::uint8_t>(next());
+      for (auto& b : e.creator) b = static_cast<std::uint8_t>(next());
+      e.payload.resize(next() % 40);
+      for (auto& b : e.payload) b = static_cast<std::uint8_t>(next());
+      e.content_type = strings[next() % strings.size()];
+      e.created_block = numbers[next() % numbers.size()];
+      e.updated_block = next();
+      e.expires_block = numbers[next() % numbers.size()];
+      const std::size_t attrs = next() % 4;
+      for (std::size_t k = 0; k < attrs; ++k) {
+        const std::string name = strings[next() % strings.size()];
+        if (next() % 2) {
+          e.attributes.push_back(Attribute::Num(name, numbers[next() % numbers.size()]));
+        } else {
+          e.attributes.push_back(Attribute::Str(name, strings[next() % strings.size()]));
+        }
+      }
+      page.entities.push_back(std::move(e));
+    }
+    // Every projection: each column on or off (at least one on).
+    const unsigned mask = round == 1 ? 0x7fu : 1u + static_cast<unsigned>(next() % 127);
+    ledger::Projection p{(mask & 1) != 0,  (mask & 2) != 0,  (mask & 4) != 0, (mask & 8) != 0,
+                         (mask & 16) != 0, (mask & 32) != 0, (mask & 64) != 0};
+    const std::string dom =
+        lj::ToJson(page, p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    ASSERT_EQ(lj::ToJsonText(page, p), dom) << "round " << round;
+    ++pages;
+  }
+  EXPECT_EQ(pages, 200);
+}
+
 // Every codec round-trips, and the decoders refuse what they should.
 TEST(LedgerJson, StrictDecoders) {
   namespace lj = ledger::json;

@@ -203,6 +203,39 @@ TEST_F(DispatcherTest, NotificationsAndBatches) {
   EXPECT_EQ(batch[2]["error"]["code"], kJsonRpcMethodNotFound);
 }
 
+// A raw handler's text is spliced in as the result; the response is the one a DOM result would
+// give, byte for byte, alone and in a batch; its errors are errors like any other.
+TEST_F(DispatcherTest, RawResults) {
+  ASSERT_TRUE(d_.RegisterRaw("raw", [](const json& p, std::string* out) -> Status {
+                  *out += R"({"a":[1,)";  // written before the error below is found
+                  if (!p.is_array()) return InvalidArgument("raw takes an array");
+                  *out += R"("x"],"b":null})";
+                  return Status::Ok();
+                }).ok());
+  ASSERT_TRUE(d_.Register("dom", [](const json&) -> Result<json> {
+                  return json::parse(R"({"a":[1,"x"],"b":null})");
+                }).ok());
+  const auto one = [](const json&, std::string* out) -> Status {
+    *out += "1";
+    return Status::Ok();
+  };
+  EXPECT_EQ(d_.RegisterRaw("raw", one).code(), Code::kFailedPrecondition);
+  EXPECT_EQ(d_.RegisterRaw("add", one).code(), Code::kFailedPrecondition);
+  const std::string raw = d_.Handle(R"({"jsonrpc":"2.0","method":"raw","params":[],"id":"q\"1"})");
+  EXPECT_EQ(raw, R"({"id":"q\"1","jsonrpc":"2.0","result":{"a":[1,"x"],"b":null}})");
+  EXPECT_EQ(raw, d_.Handle(R"({"jsonrpc":"2.0","method":"dom","params":[],"id":"q\"1"})"));
+  EXPECT_EQ(d_.Handle(R"([{"jsonrpc":"2.0","method":"raw","params":[],"id":1},)"
+                      R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":2}])"),
+            R"([{"id":1,"jsonrpc":"2.0","result":{"a":[1,"x"],"b":null}},)"
+            R"({"id":2,"jsonrpc":"2.0","result":3}])");
+  // The partial text is discarded: the response is the error alone.
+  auto err = json::parse(d_.Handle(R"({"jsonrpc":"2.0","method":"raw","params":{},"id":7})"));
+  EXPECT_FALSE(err.contains("result"));
+  EXPECT_EQ(err["error"]["code"], kJsonRpcInvalidParams);
+  EXPECT_EQ(err["error"]["message"], "raw takes an array");
+  EXPECT_EQ(d_.Handle(R"({"jsonrpc":"2.0","method":"raw","params":[]})"), "");
+}
+
 TEST_F(DispatcherTest, MetricsPerMethod) {
   for (int i = 0; i < 3; ++i) {
     d_.Handle(R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":1})");

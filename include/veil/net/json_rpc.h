@@ -82,6 +82,11 @@ struct JsonRpcDispatcherOptions {
 class JsonRpcDispatcher {
  public:
   using Handler = std::function<Result<nlohmann::json>(const nlohmann::json& params)>;
+  // A handler that writes its result as JSON text: it appends exactly one complete JSON value
+  // to *out (which already holds the response's head), and vouches for it. For results whose
+  // DOM would cost more than the work behind them (a ledger page of 200 entities); the text is
+  // not copied again on its way to the socket. On an error status *out is discarded.
+  using RawHandler = std::function<Status(const nlohmann::json& params, std::string* out)>;
 
   // metrics may be null; when set, per-method counts, errors and latency are recorded there.
   explicit JsonRpcDispatcher(JsonRpcDispatcherOptions options = {},
@@ -90,6 +95,7 @@ class JsonRpcDispatcher {
   // kFailedPrecondition when the name is taken, kInvalidArgument when it is empty or starts
   // with "rpc." (reserved by the spec).
   Status Register(std::string method, Handler handler);
+  Status RegisterRaw(std::string method, RawHandler handler);
 
   // Runs one HTTP body and returns the response body; empty when the body held only
   // notifications (the HTTP layer then answers 204 No Content).
@@ -99,11 +105,12 @@ class JsonRpcDispatcher {
   void Mount(HttpServer& server, std::string path = "/rpc") const;
 
  private:
-  nlohmann::json Run(const JsonRpcRequest& request) const;
+  // The response's JSON text.
+  std::string Run(const JsonRpcRequest& request) const;
 
   JsonRpcDispatcherOptions options_;
   std::shared_ptr<MetricsRegistry> metrics_;
-  std::map<std::string, Handler, std::less<>> handlers_;
+  std::map<std::string, RawHandler, std::less<>> handlers_;
 };
 
 }  // namespace veil::net
