@@ -226,12 +226,22 @@ ledger::RpcTransport MakeRpcTransport(std::shared_ptr<net::JsonRpcClient> client
   };
 }
 
+ledger::RpcTextTransport MakeRpcTextTransport(std::shared_ptr<net::JsonRpcClient> client) {
+  return [client](std::string_view method, const Json& params, bool idempotent,
+                  const ledger::RpcTextReader& read) -> Status {
+    return client->CallWithReader(
+        method, params,
+        idempotent ? net::Idempotency::kIdempotent : net::Idempotency::kNotIdempotent, read);
+  };
+}
+
 Result<std::unique_ptr<ledger::RemoteLedger>> ConnectRemote(const std::string& base_url) {
   net::HttpClientOptions o;
   o.base_url = base_url;
   VEIL_ASSIGN_OR_RETURN(auto client, net::JsonRpcClient::Create(o));
   auto shared = std::make_shared<net::JsonRpcClient>(std::move(client));
-  return std::make_unique<ledger::RemoteLedger>(MakeRpcTransport(std::move(shared)));
+  return std::make_unique<ledger::RemoteLedger>(MakeRpcTransport(shared),
+                                                MakeRpcTextTransport(shared));
 }
 
 Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {

@@ -64,6 +64,8 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& dispatcher,
 
 // A RemoteLedger transport over a JsonRpcClient (idempotent calls are retried by the client).
 ledger::RpcTransport MakeRpcTransport(std::shared_ptr<net::JsonRpcClient> client);
+// Its text form (JsonRpcClient::CallWithReader), which RemoteLedger reads pages through.
+ledger::RpcTextTransport MakeRpcTextTransport(std::shared_ptr<net::JsonRpcClient> client);
 // A RemoteLedger talking to http://HOST:PORT.
 Result<std::unique_ptr<ledger::RemoteLedger>> ConnectRemote(const std::string& base_url);
 

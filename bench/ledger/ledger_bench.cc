@@ -52,9 +52,10 @@
 //   from the client's TCP segments (bench_common.h, PgRoundTrips; the engine rows check it: 1 for
 //   SELECT 1 and a one-entity pipeline, 11 for statement per row; requests over 8 KiB, such as
 //   batches of 20, overcount).
-//   BM_Json_Page200_{WriteText,WriteDom,Read}: the JSON of one page of 200 entities (SQLite,
-//   N = 10^4) without the network: written as text (the node), through the DOM (before), read
-//   back (the client's parse and decode). Counter page_bytes.
+//   BM_Json_Page200_{WriteText,WriteDom,Read,ReadDom}: the JSON of one page of 200 entities
+//   (SQLite, N = 10^4) without the network: written as text (the node), through the DOM
+//   (before), read back without a DOM (the client, QueryPageFromJsonText) and through the DOM
+//   (before: parse, then QueryPageFromJson). Counter page_bytes.
 //   BM_Http_Write_OneEntity/BACKEND, BM_Http_<Read>/BACKEND/N: the same operations through an
 //   in-process HttpServer with the node's arkiv_* methods (apps/veil-ledger/node.h) and a
 //   RemoteLedger over a JsonRpcClient on 127.0.0.1: the service's own overhead. Built only when
@@ -641,7 +642,7 @@ void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
 // The JSON of one page of 200 entities (the Page200 row's first page at N = 10^4 on SQLite),
 // without the network: how the node writes it (text, ledger/json.h ToJsonText), how it used to
 // (the DOM, then its dump), and how the client reads it (parse, then QueryPageFromJson).
-enum class JsonStep { kWriteText, kWriteDom, kRead };
+enum class JsonStep { kWriteText, kWriteDom, kRead, kReadDom };
 
 void BM_JsonPage(benchmark::State& state, JsonStep step) {
   auto pop = GetPopulation(Backend::kSqlite, 10'000);
@@ -672,9 +673,12 @@ void BM_JsonPage(benchmark::State& state, JsonStep step) {
         benchmark::DoNotOptimize(out);
         break;
       }
-      case JsonStep::kRead: {
-        auto back =
-            lj::QueryPageFromJson(nlohmann::json::parse(text, nullptr, false), options.projection);
+      case JsonStep::kRead:
+      case JsonStep::kReadDom: {
+        auto back = step == JsonStep::kRead
+                        ? lj::QueryPageFromJsonText(text, options.projection)
+                        : lj::QueryPageFromJson(nlohmann::json::parse(text, nullptr, false),
+                                                options.projection);
         if (!back.ok() || back->entities.size() != 200) {
           state.SkipWithError("the page did not read back");
           return;
@@ -746,6 +750,8 @@ const bool kRegistered = [] {
   benchmark::RegisterBenchmark("BM_Json_Page200_WriteDom", BM_JsonPage, JsonStep::kWriteDom)
       ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("BM_Json_Page200_Read", BM_JsonPage, JsonStep::kRead)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_Json_Page200_ReadDom", BM_JsonPage, JsonStep::kReadDom)
       ->Unit(benchmark::kMicrosecond);
 #endif
   return true;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -29,6 +30,7 @@ int LowerHexDigit(char c) {
 // The name of a value in a message: `what`, or `what.member`; spelled out only for a message.
 struct ValueName {
   ValueName(std::string_view w) : what(w) {}  // NOLINT(google-explicit-constructor)
+  ValueName(const char* w) : what(w) {}       // NOLINT(google-explicit-constructor)
   ValueName(std::string_view w, const char* m) : what(w), member(m) {}
   std::string str() const {
     std::string out(what);
@@ -39,12 +41,11 @@ struct ValueName {
   const char* member = nullptr;
 };
 
-// The bytes of a 0x-hex string of min..max bytes: their count in *n, decoded into out(count),
-// which returns where to write them.
+// The bytes of a 0x-hex string of min..max bytes, decoded into out(count), which returns where
+// to write them.
 template <class Out>
-Status HexDecode(const Json& j, const ValueName& name, std::size_t min, std::size_t max, Out out) {
-  if (!j.is_string()) return InvalidArgument(name.str() + ": expected a 0x-hex string");
-  const std::string& s = j.get_ref<const std::string&>();
+Status HexDecodeText(std::string_view s, const ValueName& name, std::size_t min, std::size_t max,
+                     Out out) {
   if (s.size() < 2 || s[0] != '0' || s[1] != 'x') {
     return InvalidArgument(name.str() + ": hex must start with 0x");
   }
@@ -64,6 +65,12 @@ Status HexDecode(const Json& j, const ValueName& name, std::size_t min, std::siz
     p[i] = static_cast<std::uint8_t>(hi * 16 + lo);
   }
   return Status::Ok();
+}
+
+template <class Out>
+Status HexDecode(const Json& j, const ValueName& name, std::size_t min, std::size_t max, Out out) {
+  if (!j.is_string()) return InvalidArgument(name.str() + ": expected a 0x-hex string");
+  return HexDecodeText(j.get_ref<const std::string&>(), name, min, max, std::move(out));
 }
 
 Status HexInto(const Json& j, const ValueName& name, std::size_t min, std::size_t max, Bytes* out) {
@@ -243,8 +250,8 @@ Result<Attribute> AttributeFromJson(const Json& j) {
     std::string v;
     o.Str("value", &v);
     a.value = std::move(v);
-  } else if (!type.empty()) {
-    o.Fail("type", "\"u64\" or \"str\"");
+  } else {
+    o.Fail("type", "\"u64\" or \"str\"");  // a missing type has failed already
   }
   VEIL_RETURN_IF_ERROR(o.Finish());
   return a;
@@ -649,6 +656,268 @@ Result<QueryPage> QueryPageFromJson(const Json& j, const Projection& projection)
   if (o.Str("cursor", &p.cursor, false) && p.cursor.empty()) o.Fail("cursor", "a cursor");
   VEIL_RETURN_IF_ERROR(o.Finish());
   return p;
+}
+
+namespace {
+
+// The page reader without a DOM (ReadPageWithoutDom): nlohmann's SAX events into a QueryPage,
+// for the shape ToJsonText writes. Any event this shape does not expect (a wrong type, an
+// unknown or repeated member, attribute members out of name/type/value order, a member the
+// projection leaves out or a missing one) stops the parse, and the caller reads the text
+// through the DOM instead, whose decoder then decides.
+class PageSax {
+ public:
+  PageSax(const Projection& p, QueryPage* page) : page_(*page) {
+    const std::pair<bool, unsigned> columns[] = {
+        {p.attributes, kAttributes}, {p.content_type, kContentType}, {p.blocks, kCreatedAt},
+        {p.creator, kCreator},       {p.blocks, kExpiresAt},         {p.key, kKey},
+        {p.owner, kOwner},           {p.payload, kPayload},          {p.blocks, kUpdatedAt}};
+    for (const auto& [on, member] : columns) {
+      if (on) entity_members_ |= 1u << member;
+    }
+  }
+  bool done() const { return where_ == Where::kDone; }
+
+  bool null() { return false; }
+  bool boolean(bool) { return false; }
+  bool number_integer(std::int64_t) { return false; }
+  bool number_float(double, const std::string&) { return false; }
+  bool binary(Json::binary_t&) { return false; }
+  bool parse_error(std::size_t, const std::string&, const Json::exception&) { return false; }
+
+  bool number_unsigned(std::uint64_t v) {
+    switch (where_) {
+      case Where::kPage:
+        if (page_member_ != kBlock) return false;
+        page_.block = v;
+        return true;
+      case Where::kCost: {
+        std::uint64_t* const fields[] = {&page_.cost.bytes_returned, &page_.cost.query_units,
+                                         &page_.cost.rows_returned, &page_.cost.rows_scanned};
+        *fields[cost_member_] = v;
+        return true;
+      }
+      case Where::kEntity:
+        if (entity_member_ == kCreatedAt) {
+          entity_.created_block = v;
+        } else if (entity_member_ == kExpiresAt) {
+          entity_.expires_block = v;
+        } else if (entity_member_ == kUpdatedAt) {
+          entity_.updated_block = v;
+        } else {
+          return false;
+        }
+        return true;
+      case Where::kAttribute:
+        if (attr_member_ != kValue || !numeric_) return false;
+        number_ = v;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool string(std::string& v) {
+    switch (where_) {
+      case Where::kPage:
+        if (page_member_ != kCursor || v.empty()) return false;
+        page_.cursor = std::move(v);
+        return true;
+      case Where::kEntity:
+        switch (entity_member_) {
+          case kContentType:
+            entity_.content_type = std::move(v);
+            return true;
+          case kKey:
+            return Fixed(v, &entity_.key);
+          case kOwner:
+            return Fixed(v, &entity_.owner);
+          case kCreator:
+            return Fixed(v, &entity_.creator);
+          case kPayload:
+            return HexDecodeText(v, "payload", 0, kMaxPayload,
+                                 [this](std::size_t n) {
+                                   entity_.payload.resize(n);
+                                   return entity_.payload.data();
+                                 })
+                .ok();
+          default:
+            return false;
+        }
+      case Where::kAttribute:
+        if (attr_member_ == kName) {
+          name_ = std::move(v);
+        } else if (attr_member_ == kType && (v == "u64" || v == "str")) {
+          numeric_ = v == "u64";
+        } else if (attr_member_ == kValue && !numeric_) {
+          text_ = std::move(v);
+        } else {
+          return false;
+        }
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool key(std::string& k) {
+    switch (where_) {
+      case Where::kPage:
+        return Member(k, {"block", "cost", "cursor", "entities"}, ~0u, &page_seen_, &page_member_);
+      case Where::kCost:
+        return Member(k, {"bytesReturned", "queryUnits", "rowsReturned", "rowsScanned"}, ~0u,
+                      &cost_seen_, &cost_member_);
+      case Where::kEntity:
+        return Member(k,
+                      {"attributes", "contentType", "createdAt", "creator", "expiresAt", "key",
+                       "owner", "payload", "updatedAt"},
+                      entity_members_, &entity_seen_, &entity_member_);
+      case Where::kAttribute: {
+        // In ToJsonText's order only: the type before the value it types.
+        static constexpr const char* kOrder[] = {"name", "type", "value"};
+        const unsigned next = attr_seen_ == 0 ? 0 : attr_seen_ == 1 ? 1 : 2;
+        if (attr_seen_ == 7 || k != kOrder[next]) return false;
+        attr_seen_ |= 1u << next;
+        attr_member_ = next;
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  bool start_object(std::size_t) {
+    if (where_ == Where::kTop) {
+      where_ = Where::kPage;
+    } else if (where_ == Where::kPage && page_member_ == kCost) {
+      where_ = Where::kCost;
+    } else if (where_ == Where::kEntities) {
+      entity_ = Entity{};
+      entity_seen_ = 0;
+      where_ = Where::kEntity;
+    } else if (where_ == Where::kAttributes) {
+      attr_seen_ = 0;
+      where_ = Where::kAttribute;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  bool end_object() {
+    switch (where_) {
+      case Where::kPage: {
+        const unsigned required = (1u << kBlock) | (1u << kCost) | (1u << kEntities);
+        if ((page_seen_ & required) != required) return false;
+        where_ = Where::kDone;
+        return true;
+      }
+      case Where::kCost:
+        if (cost_seen_ != 15) return false;
+        where_ = Where::kPage;
+        return true;
+      case Where::kEntity:
+        if (entity_seen_ != entity_members_) return false;
+        page_.entities.push_back(std::move(entity_));
+        where_ = Where::kEntities;
+        return true;
+      case Where::kAttribute:
+        if (attr_seen_ != 7) return false;
+        entity_.attributes.push_back(numeric_ ? Attribute::Num(std::move(name_), number_)
+                                              : Attribute::Str(std::move(name_), std::move(text_)));
+        where_ = Where::kAttributes;
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool start_array(std::size_t) {
+    if (where_ == Where::kPage && page_member_ == kEntities) {
+      where_ = Where::kEntities;
+    } else if (where_ == Where::kEntity && entity_member_ == kAttributes) {
+      where_ = Where::kAttributes;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  bool end_array() {
+    if (where_ == Where::kEntities) {
+      where_ = Where::kPage;
+    } else if (where_ == Where::kAttributes) {
+      where_ = Where::kEntity;
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  enum class Where { kTop, kPage, kCost, kEntities, kEntity, kAttributes, kAttribute, kDone };
+  // Member numbers: the page's, the entity's (bytewise order, as written), the attribute's.
+  enum : unsigned { kBlock = 0, kCost = 1, kCursor = 2, kEntities = 3 };
+  enum : unsigned {
+    kAttributes = 0,
+    kContentType,
+    kCreatedAt,
+    kCreator,
+    kExpiresAt,
+    kKey,
+    kOwner,
+    kPayload,
+    kUpdatedAt,
+  };
+  enum : unsigned { kName = 0, kType = 1, kValue = 2 };
+
+  // `k` must be one of `names`, allowed by `allowed`, and not seen before in this object.
+  static bool Member(const std::string& k, std::initializer_list<const char*> names,
+                     unsigned allowed, unsigned* seen, unsigned* member) {
+    unsigned i = 0;
+    for (const char* name : names) {
+      if (k == name) {
+        const unsigned bit = 1u << i;
+        if ((allowed & bit) == 0 || (*seen & bit) != 0) return false;
+        *seen |= bit;
+        *member = i;
+        return true;
+      }
+      ++i;
+    }
+    return false;
+  }
+  template <std::size_t N>
+  static bool Fixed(const std::string& v, std::array<std::uint8_t, N>* out) {
+    return HexDecodeText(v, "entity", N, N, [out](std::size_t) { return out->data(); }).ok();
+  }
+
+  QueryPage& page_;
+  Where where_ = Where::kTop;
+  unsigned entity_members_ = 0;
+  unsigned page_seen_ = 0, cost_seen_ = 0, entity_seen_ = 0, attr_seen_ = 0;
+  unsigned page_member_ = 0, cost_member_ = 0, entity_member_ = 0, attr_member_ = 0;
+  Entity entity_;
+  std::string name_, text_;
+  bool numeric_ = false;
+  std::uint64_t number_ = 0;
+};
+
+}  // namespace
+
+std::optional<QueryPage> ReadPageWithoutDom(std::string_view text, const Projection& projection) {
+  QueryPage page;
+  PageSax sax(projection, &page);
+  const bool parsed = Json::sax_parse(text.begin(), text.end(), &sax);
+  if (!parsed || !sax.done()) return std::nullopt;
+  return page;
+}
+
+Result<QueryPage> QueryPageFromJsonText(std::string_view text, const Projection& projection) {
+  if (auto page = ReadPageWithoutDom(text, projection)) return *std::move(page);
+  const Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument("page: not valid JSON");
+  return QueryPageFromJson(j, projection);
 }
 
 Json ToJson(const CountResult& c) {

@@ -281,11 +281,23 @@ INSTANTIATE_TEST_SUITE_P(Apis, LedgerApiTest, ::testing::Values(Mode::kLocal, Mo
                            return i.param == Mode::kLocal ? "Local" : "Remote";
                          });
 
+void ExpectSamePage(const ledger::QueryPage& a, const ledger::QueryPage& b) {
+  EXPECT_EQ(a.entities, b.entities);
+  EXPECT_EQ(a.cursor, b.cursor);
+  EXPECT_EQ(a.block, b.block);
+  EXPECT_EQ(a.cost.query_units, b.cost.query_units);
+  EXPECT_EQ(a.cost.rows_scanned, b.cost.rows_scanned);
+  EXPECT_EQ(a.cost.rows_returned, b.cost.rows_returned);
+  EXPECT_EQ(a.cost.bytes_returned, b.cost.bytes_returned);
+}
+
 // ToJsonText writes a page byte for byte as the DOM's dump does: every projection, empty and
 // full pages, cursors, extreme numbers, and strings that need escaping, hold UTF-8, or hold bytes
-// that are not UTF-8 (replaced by both).
+// that are not UTF-8 (replaced by both). The client's reader without a DOM reads it back as the
+// DOM decoder does, and never accepts what that decoder refuses.
 TEST(LedgerJson, PageTextMatchesTheDom) {
   namespace lj = ledger::json;
+  int fast_mutants = 0;
   const std::vector<std::string> strings = {"",
                                             "plain",
                                             "quote\"back\\slash",
@@ -339,10 +351,96 @@ TEST(LedgerJson, PageTextMatchesTheDom) {
                          (mask & 16) != 0, (mask & 32) != 0, (mask & 64) != 0};
     const std::string dom =
         lj::ToJson(page, p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    ASSERT_EQ(lj::ToJsonText(page, p), dom) << "round " << round;
+    const std::string text = lj::ToJsonText(page, p);
+    ASSERT_EQ(text, dom) << "round " << round;
     ++pages;
+
+    // The client's readers agree on it: the one without a DOM takes the node's text, and gives
+    // what the DOM decoder gives.
+    const auto decoded = lj::QueryPageFromJson(nlohmann::json::parse(text), p);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    const auto fast = lj::ReadPageWithoutDom(text, p);
+    ASSERT_TRUE(fast.has_value()) << "round " << round;
+    ExpectSamePage(*fast, *decoded);
+    // Mutated texts: whatever the reader without a DOM accepts, the DOM decoder accepts too, with
+    // the same value; the combined reader succeeds exactly when the DOM decoder does.
+    static constexpr char kAlphabet[] = "{}[],:\"0123456789abcdefx-. \\tnu";
+    for (int m = 0; m < 20; ++m) {
+      std::string mutated = text;
+      mutated[next() % mutated.size()] = kAlphabet[next() % (sizeof kAlphabet - 1)];
+      const auto j = nlohmann::json::parse(mutated, nullptr, false);
+      const auto dom_page = j.is_discarded()
+                                ? Result<ledger::QueryPage>(InvalidArgument("not JSON"))
+                                : lj::QueryPageFromJson(j, p);
+      const auto fast_page = lj::ReadPageWithoutDom(mutated, p);
+      if (fast_page) {
+        ASSERT_TRUE(dom_page.ok()) << mutated;
+        ExpectSamePage(*fast_page, *dom_page);
+        ++fast_mutants;
+      }
+      EXPECT_EQ(lj::QueryPageFromJsonText(mutated, p).ok(), dom_page.ok()) << mutated;
+    }
   }
   EXPECT_EQ(pages, 200);
+  EXPECT_GT(fast_mutants, 0);  // some mutations keep a valid page (a digit for a digit)
+  // Text the node does not write, still a page: spaces, and attribute members out of order. The
+  // reader without a DOM reads the first and declines the second; the combined reader reads both.
+  const std::string spaced =
+      R"({ "block" : 1, "cost" : {"bytesReturned":0,"queryUnits":1,"rowsReturned":1,)"
+      R"("rowsScanned":1}, "entities" : [ {"attributes": [ {"name":"a","type":"u64","value":1} ],)"
+      R"( "key":"0x)" +
+      std::string(64, '0') + R"("} ] })";
+  ledger::Projection ka = ledger::Projection::KeysOnly();
+  ka.attributes = true;
+  ASSERT_TRUE(lj::ReadPageWithoutDom(spaced, ka).has_value());
+  std::string reordered = spaced;
+  reordered.replace(reordered.find(R"("type":"u64","value":1)"), 22, R"("value":1,"type":"u64")");
+  EXPECT_FALSE(lj::ReadPageWithoutDom(reordered, ka).has_value());
+  auto both = lj::QueryPageFromJsonText(reordered, ka);
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  ExpectSamePage(*both, *lj::ReadPageWithoutDom(spaced, ka));
+  // An empty attribute type is an error (it once read as a number).
+  std::string untyped = spaced;
+  untyped.replace(untyped.find(R"("type":"u64","value":1)"), 22, R"("type":"")");
+  EXPECT_FALSE(lj::QueryPageFromJsonText(untyped, ka).ok());
+
+  // Edge cases a one-character mutation rarely makes; the DOM decoder decides each, and the
+  // reader without a DOM either agrees or declines. Each: what replaces "block" : 1 in `spaced`,
+  // or the key's hex.
+  const std::string key64 = std::string(64, '0');
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("block" : 1)", R"("block" : 2, "block" : 1)"},  // repeated member: the DOM keeps the last
+      {R"("block" : 1)", R"("bl\u006fck" : 1)"},          // an escaped name
+      {R"("block" : 1)", R"("block" : -0)"},              // an integer the DOM reads as 0
+      {R"("block" : 1)", R"("block" : 18446744073709551616)"},
+      {R"("block" : 1)", R"("block" : 1.0)"},
+      {R"("block" : 1)", R"("block" : 1, "cursor" : "")"},
+      // A repeated entity list: the DOM keeps the last one; a reader that appended both would
+      // return two entities.
+      {R"("block" : 1)",
+       R"("block" : 1, "entities" : [ {"attributes": [], "key":"0x)" + key64 + R"("} ])"},
+      {key64, "A" + key64.substr(1)},
+      {"0x" + key64, "0X" + key64},
+      {key64, key64.substr(2)},
+      {R"("key":)", R"("owner":"0x)" + std::string(40, '1') + R"(", "key":)"},
+  };
+  for (const auto& [from, to] : cases) {
+    std::string t = spaced;
+    const std::size_t at = t.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    const auto j = nlohmann::json::parse(t, nullptr, false);
+    const auto dom_page = j.is_discarded() ? Result<ledger::QueryPage>(InvalidArgument("not JSON"))
+                                           : lj::QueryPageFromJson(j, ka);
+    const auto fast_page = lj::ReadPageWithoutDom(t, ka);
+    if (fast_page) {
+      ASSERT_TRUE(dom_page.ok()) << t;
+      ExpectSamePage(*fast_page, *dom_page);
+    }
+    const auto combined = lj::QueryPageFromJsonText(t, ka);
+    ASSERT_EQ(combined.ok(), dom_page.ok()) << t;
+    if (combined.ok()) ExpectSamePage(*combined, *dom_page);
+  }
 }
 
 // Every codec round-trips, and the decoders refuse what they should.

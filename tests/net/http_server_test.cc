@@ -173,6 +173,88 @@ TEST_F(RpcServerTest, RoundTrip) {
   EXPECT_TRUE(client->Notify("add", json::array({1, 2})).ok());
 }
 
+// A reader for CallWithReader that takes one complete JSON value and keeps its text.
+struct KeptText {
+  std::string text;
+  int accepted = 0;
+  JsonRpcClient::TextReader Reader() {
+    return [this](std::string_view t) -> Status {
+      if (!json::accept(std::string(t))) return InvalidArgument("not one JSON value");
+      text = std::string(t);
+      ++accepted;
+      return Status::Ok();
+    };
+  }
+};
+
+// CallWithReader: the result as text from a dispatcher's compact reply, with Call's errors.
+TEST_F(RpcServerTest, CallWithReader) {
+  auto client = JsonRpcClient::Create(Opts(Url(*server_)));
+  ASSERT_TRUE(client.ok());
+  KeptText kept;
+  ASSERT_TRUE(
+      client
+          ->CallWithReader("add", json::array({40, 2}), Idempotency::kNotIdempotent, kept.Reader())
+          .ok());
+  EXPECT_EQ(kept.text, "42");
+  const json params = {{"k", "v\"q"}, {"n", json::array({1, 2})}};
+  ASSERT_TRUE(
+      client->CallWithReader("echo", params, Idempotency::kNotIdempotent, kept.Reader()).ok());
+  EXPECT_EQ(kept.text, DumpJson(*client->Call("echo", params)));
+  const Status bad =
+      client->CallWithReader("add", json::array({1}), Idempotency::kNotIdempotent, kept.Reader());
+  EXPECT_EQ(bad.code(), Code::kInvalidArgument);
+  EXPECT_EQ(bad.message(), "json-rpc error -32602: add takes two integers");
+  EXPECT_EQ(
+      client->CallWithReader("frobnicate", nullptr, Idempotency::kNotIdempotent, kept.Reader())
+          .code(),
+      Code::kNotFound);
+  EXPECT_EQ(kept.accepted, 2);
+}
+
+// Replies a dispatcher would not write: the compact form is cut verbatim; another form goes
+// through Call's checks and reaches the reader as compact text; an error after the result, a
+// byte-order mark before it, another id or an HTTP error are errors, never a result.
+TEST(JsonRpcClientText, OtherReplyForms) {
+  HttpServer server(HttpServerOptions{});
+  auto route = [&server](const std::string& path, int status, std::string before,
+                         std::string after) {
+    server.Handle("POST", path, [status, before, after](const HttpRequest& req, HttpResponse& res) {
+      res.status = status;
+      res.body = before + json::parse(req.body)["id"].dump() + after;
+    });
+  };
+  route("/verbatim", 200, R"({"id":)", R"(,"jsonrpc":"2.0","result":[1, 2]})");
+  route("/spaced", 200, R"({ "result" : { "b" : [1, 2] }, "jsonrpc" : "2.0", "id" : )", "}");
+  route("/error-after", 200, R"({"id":)",
+        R"(,"jsonrpc":"2.0","result":1,"error":{"code":-32602,"message":"m"}})");
+  route("/bom", 200, R"({"id":)",
+        ",\"jsonrpc\":\"2.0\",\"result\":\xEF\xBB\xBF"
+        "1}");
+  route("/http-error", 500, R"({"id":)", R"(,"jsonrpc":"2.0","result":1})");
+  server.Handle("POST", "/wrong-id", [](const HttpRequest&, HttpResponse& res) {
+    res.body = R"({"id":999,"jsonrpc":"2.0","result":1})";
+  });
+  ASSERT_TRUE(server.Start().ok());
+  auto call = [&server](const std::string& path, KeptText* kept) {
+    auto client = JsonRpcClient::Create(Opts(Url(server)), path);
+    VEIL_CHECK(client.ok());
+    return client->CallWithReader("m", nullptr, Idempotency::kNotIdempotent, kept->Reader());
+  };
+  KeptText kept;
+  ASSERT_TRUE(call("/verbatim", &kept).ok());
+  EXPECT_EQ(kept.text, "[1, 2]");  // as sent: cut, not re-encoded
+  ASSERT_TRUE(call("/spaced", &kept).ok());
+  EXPECT_EQ(kept.text, R"({"b":[1,2]})");
+  EXPECT_EQ(kept.accepted, 2);
+  EXPECT_EQ(call("/error-after", &kept).code(), Code::kInvalidArgument);
+  EXPECT_EQ(call("/bom", &kept).code(), Code::kInternal);
+  EXPECT_FALSE(call("/http-error", &kept).ok());
+  EXPECT_EQ(call("/wrong-id", &kept).code(), Code::kInternal);
+  EXPECT_EQ(kept.accepted, 2);
+  EXPECT_TRUE(server.Stop().ok());
+}
+
 TEST_F(RpcServerTest, ErrorsSurfaceAsStatus) {
   auto client = JsonRpcClient::Create(Opts(Url(*server_)));
   ASSERT_TRUE(client.ok());

@@ -63,6 +63,14 @@ Json ToJson(const QueryPage& page, const Projection& projection);
 // builds no DOM (docs/notes/veil-ledger.md, "Serving pages").
 std::string ToJsonText(const QueryPage& page, const Projection& projection);
 void AppendJsonText(const QueryPage& page, const Projection& projection, std::string* out);
+// A page from its JSON text, read without a DOM when the text has ToJsonText's shape (attribute
+// members in its order, no repeated member); anything else goes through the DOM and
+// QueryPageFromJson, so every error, and every value, is that decoder's.
+Result<QueryPage> QueryPageFromJsonText(std::string_view text, const Projection& projection);
+// The reader without a DOM alone: the page, or nullopt where it declines. Exposed for the tests
+// and the differential fuzz target (fuzz/ledger_page_json_fuzz.cc), which hold it to the DOM
+// decoder: whatever it returns, QueryPageFromJson returns too.
+std::optional<QueryPage> ReadPageWithoutDom(std::string_view text, const Projection& projection);
 Result<QueryPage> QueryPageFromJson(const Json& j, const Projection& projection);
 Json ToJson(const CountResult& c);
 Result<CountResult> CountResultFromJson(const Json& j);

@@ -27,9 +27,18 @@ namespace veil::ledger {
 using RpcTransport = std::function<Result<nlohmann::json>(
     std::string_view method, const nlohmann::json& params, bool idempotent)>;
 
+// The same call handing the result's JSON text to `read` rather than returning its DOM, for
+// results a reader without a DOM takes faster (pages: json.h, QueryPageFromJsonText); the
+// transport's own errors come first, as with RpcTransport (net::JsonRpcClient::CallWithReader
+// says how a refused text is judged). Optional.
+using RpcTextReader = std::function<Status(std::string_view result_text)>;
+using RpcTextTransport = std::function<Status(std::string_view method, const nlohmann::json& params,
+                                              bool idempotent, const RpcTextReader& read)>;
+
 class RemoteLedger final : public LedgerApi {
  public:
-  explicit RemoteLedger(RpcTransport transport) : transport_(std::move(transport)) {}
+  explicit RemoteLedger(RpcTransport transport, RpcTextTransport text_transport = nullptr)
+      : transport_(std::move(transport)), text_transport_(std::move(text_transport)) {}
 
   using LedgerApi::Get;
   using LedgerApi::Query;
@@ -51,6 +60,7 @@ class RemoteLedger final : public LedgerApi {
                               bool idempotent = true);
 
   RpcTransport transport_;
+  RpcTextTransport text_transport_;
   std::mutex mu_;
   std::optional<std::uint64_t> chain_id_;  // fetched once
 };

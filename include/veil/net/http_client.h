@@ -30,6 +30,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -110,12 +111,28 @@ class JsonRpcClient {
   Result<nlohmann::json> Call(std::string_view method, nlohmann::json params = nullptr,
                               Idempotency idempotency = Idempotency::kNotIdempotent);
 
+  // The same call, handing the result as JSON text to a reader of the caller's (which must
+  // refuse anything but one complete JSON value). A reply in the compact form a
+  // JsonRpcDispatcher writes ({"id":ID,"jsonrpc":"2.0","result":...}) is cut without being
+  // parsed, and when the reader accepts the cut text the envelope around it is exactly that
+  // form. Any other reply, and one whose cut text the reader refuses, goes through Call's
+  // checks: their error, else the reader's answer on the result written back as text. So the
+  // errors are Call's, and a JSON-RPC error after the result is never taken for success.
+  using TextReader = std::function<Status(std::string_view result_text)>;
+  Status CallWithReader(std::string_view method, nlohmann::json params, Idempotency idempotency,
+                        const TextReader& read);
+
   // A notification: no id, no result. Never retried after it may have been sent.
   Status Notify(std::string_view method, nlohmann::json params = nullptr);
 
   HttpClient& http() { return http_; }
 
  private:
+  // Sends the request with a fresh id (in *id).
+  Result<HttpReply> Post(std::string_view method, nlohmann::json params, Idempotency idempotency,
+                         std::int64_t* id);
+  // Call's checks of a reply to request `id`: the result, or the error it carries.
+  static Result<nlohmann::json> ResultOf(const HttpReply& reply, std::int64_t id);
   JsonRpcClient(HttpClient http, std::string path)
       : http_(std::move(http)), path_(std::move(path)) {}
   HttpClient http_;
