@@ -645,17 +645,19 @@ class SqliteStore final : public Store {
     return e;
   }
 
-  // Reads up to `limit` entity rows of `s` (columns as in kEntityColumns) into *out; *more (if
-  // given) tells whether a further row exists. Attributes, when projected, come from the row's
-  // copy (entities.attrs); a row written before the copy existed takes them from the attr_* rows,
-  // and with compare_copies every row does, and a copy that differs is kDataLoss (VerifyChain).
+  // Reads up to `limit` entity rows of `s` (columns as in kEntityColumns) into *out (replacing what
+  // it held); *more (if given) tells whether a further row exists. Attributes, when projected, come
+  // from the row's copy (entities.attrs); a row written before the copy existed takes them from the
+  // attr_* rows, and with compare_copies every row does, and a copy that differs is kDataLoss
+  // (VerifyChain).
   Status ReadEntities(Stmt& s, const Projection& p, std::size_t limit, std::vector<Entity>* out,
                       bool* more = nullptr, bool compare_copies = false) {
-    const std::size_t first = out->size();
-    std::vector<std::size_t> without_copy;  // indexes into *out
-    std::vector<bool> has_copy;
+    out->clear();
+    // Rows whose attributes come from (or are checked against) the attr_* rows: the index into
+    // *out, and whether the row had its own copy.
+    std::vector<std::pair<std::size_t, bool>> from_index;
     while (s.Step()) {
-      if (out->size() - first == limit) {
+      if (out->size() == limit) {
         if (more != nullptr) *more = true;
         break;
       }
@@ -664,22 +666,20 @@ class SqliteStore final : public Store {
       if (copy) {
         VEIL_ASSIGN_OR_RETURN(e.attributes, DecodeStoredAttributes(s.ColBlob(10), e.key));
       }
-      if (p.attributes && (!copy || compare_copies)) without_copy.push_back(out->size());
-      has_copy.push_back(copy);
+      if (p.attributes && (!copy || compare_copies)) from_index.emplace_back(out->size(), copy);
       out->push_back(std::move(e));
     }
     VEIL_RETURN_IF_ERROR(s.status());
-    if (without_copy.empty()) return Status::Ok();
+    if (from_index.empty()) return Status::Ok();
     std::vector<std::int64_t> ids;
-    for (std::size_t i : without_copy) ids.push_back((*out)[i].id);
+    for (const auto& [i, copy] : from_index) ids.push_back((*out)[i].id);
     VEIL_ASSIGN_OR_RETURN(auto indexed, LoadAttributes(ids));
-    for (std::size_t i : without_copy) {
+    for (const auto& [i, copy] : from_index) {
       Entity& e = (*out)[i];
-      std::vector<Attribute>& from_index = indexed[e.id];
-      if (has_copy[i - first]) {
-        VEIL_RETURN_IF_ERROR(CheckAttributeCopies(e, from_index));
+      if (copy) {
+        VEIL_RETURN_IF_ERROR(CheckAttributeCopies(e, indexed[e.id]));
       } else {
-        e.attributes = std::move(from_index);
+        e.attributes = std::move(indexed[e.id]);
       }
     }
     return Status::Ok();
