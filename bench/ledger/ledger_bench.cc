@@ -29,6 +29,10 @@
 //                                       that grows by every commit.
 //   BM_Ledger_Write_Batch20/BACKEND     the same with 20 creates per transaction; items/s counts
 //                                       entities (20 per transaction).
+//   BM_Ledger_Write_Concurrent/BACKEND/K  K clients (threads) submitting one-entity transactions
+//                                       back to back, each waiting for its receipt: rounds of
+//                                       32 per client; counters tx_per_s, p50_us / p99_us (a
+//                                       client's Submit), blocks_per_write (group commit).
 //   BM_Ledger_GetDuringWrites/BACKEND/R Get(key) while another thread submits one-entity
 //                                       transactions back to back, with R reader connections
 //                                       (LedgerOptions::read_connections; 0: reads wait for the
@@ -341,6 +345,108 @@ void BM_Write(benchmark::State& state, Backend b, std::uint64_t batch, bool http
   }
   WriteLoop(state, (*front)->client(), b, batch, warm);
 #endif
+}
+
+// K clients (threads) submitting one-entity transactions back to back, each waiting for its
+// receipt before the next: what the node sustains when transactions arrive concurrently (in
+// instant mode they share durable writes, Ledger's group commit). One iteration is a round of
+// kRoundPerClient transactions from every client, signed before the round starts; its wall time
+// is the iteration time. Counters: tx_per_s (durable one-entity transactions a second over all
+// clients), p50_us / p99_us (one Submit's latency as its client sees it), blocks_per_write (the
+// mean group size: blocks over store writes, from the store's own count of block writes).
+constexpr std::size_t kRoundPerClient = 32;
+
+void BM_WriteConcurrent(benchmark::State& state, Backend b) {
+  const auto clients = static_cast<std::size_t>(state.range(0));
+  ScratchLedger scratch(b);
+  if (!scratch.status().ok()) {
+    state.SkipWithError(("open: " + scratch.status().ToString()).c_str());
+    return;
+  }
+  Ledger& ledger = *scratch.ledger();
+  std::vector<Signer> signers;
+  for (std::size_t c = 0; c < clients; ++c) {
+    signers.emplace_back("veil.bench.ledger.client." + std::to_string(c) + ".v1");
+  }
+  if (IsSqlite(b)) {
+    // The same steady state of the log as the one-client rows (WarmUpSqliteLog).
+    std::uint64_t next = 0;
+    const bool warm = WarmUpSqliteLog(state, scratch.where(), [&] {
+      auto tx = signers[0].SignCreates(std::uint64_t{1} << 40 | next++, 1);
+      auto r = tx.ok() ? ledger.Submit(*tx) : Result<TxReceipt>(tx.status());
+      return r.ok() && r->status.ok();
+    });
+    if (!warm) return;
+  }
+  const std::uint64_t head0 = ledger.Head().number, writes0 = ledger.BlockWrites();
+  std::vector<double> latencies_us;
+  std::uint64_t round = 0, done = 0;
+  double seconds = 0;
+  Status failure;
+  for (auto _ : state) {
+    std::vector<std::vector<Bytes>> txs(clients);
+    for (std::size_t c = 0; c < clients; ++c) {
+      for (std::size_t i = 0; i < kRoundPerClient && failure.ok(); ++i) {
+        const std::uint64_t id =
+            (static_cast<std::uint64_t>(c) << 32) | (round * kRoundPerClient + i);
+        auto tx = signers[c].SignCreates(id, 1);
+        if (!tx.ok()) failure = tx.status();
+        if (tx.ok()) txs[c].push_back(std::move(tx).value());
+      }
+    }
+    if (!failure.ok()) break;
+    std::vector<std::vector<double>> lat(clients);
+    std::vector<Status> errors(clients);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> threads;
+    for (std::size_t c = 0; c < clients; ++c) {
+      threads.emplace_back([&, c] {
+        for (const Bytes& tx : txs[c]) {
+          const auto s0 = std::chrono::steady_clock::now();
+          auto r = ledger.Submit(tx);
+          lat[c].push_back(
+              std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - s0)
+                  .count());
+          if (!r.ok() || !r->status.ok()) {
+            errors[c] = r.ok() ? r->status : r.status();
+            return;
+          }
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    state.SetIterationTime(secs);
+    for (const Status& e : errors) {
+      if (!e.ok()) failure = e;
+    }
+    if (!failure.ok()) break;
+    for (const auto& l : lat) latencies_us.insert(latencies_us.end(), l.begin(), l.end());
+    seconds += secs;
+    done += clients * kRoundPerClient;
+    ++round;
+  }
+  if (!failure.ok()) {
+    state.SkipWithError(("submit: " + failure.ToString()).c_str());
+    return;
+  }
+  if (latencies_us.empty()) return;
+  std::sort(latencies_us.begin(), latencies_us.end());
+  auto pct = [&](double q) {
+    const auto i = static_cast<std::size_t>(q * static_cast<double>(latencies_us.size() - 1) + 0.5);
+    return latencies_us[std::min(i, latencies_us.size() - 1)];
+  };
+  state.counters["tx_per_s"] = static_cast<double>(done) / seconds;
+  state.counters["p50_us"] = pct(0.50);
+  state.counters["p99_us"] = pct(0.99);
+  state.counters["clients"] = static_cast<double>(clients);
+  const std::uint64_t blocks = ledger.Head().number - head0;
+  const std::uint64_t writes = ledger.BlockWrites() - writes0;
+  if (writes != 0) {
+    state.counters["blocks_per_write"] = static_cast<double>(blocks) / static_cast<double>(writes);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(done));
 }
 
 // Get by key while another thread submits one-entity transactions back to back: what a read
@@ -718,6 +824,13 @@ void RegisterAll(const std::string& prefix, bool http) {
           ->Unit(benchmark::kMicrosecond);
     }
     if (!http && b != Backend::kSqlitePlainVfs) {
+      benchmark::RegisterBenchmark((prefix + "_Write_Concurrent" + suffix).c_str(),
+                                   BM_WriteConcurrent, b)
+          ->Arg(1)
+          ->Arg(4)
+          ->Arg(16)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
       benchmark::RegisterBenchmark((prefix + "_GetDuringWrites" + suffix).c_str(),
                                    BM_GetDuringWrites, b)
           ->Arg(0)

@@ -3,6 +3,7 @@
 #include "veil/ledger/ledger.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -99,8 +100,9 @@ struct Ledger::WriteCache {
     return n;
   }
 
-  // After a block this node wrote.
-  void Absorb(const BlockWrite& w) {
+  // After a block this node wrote. Unbounded: for the blocks of one group commit, which must
+  // all stay until the group is written.
+  void Absorb(const BlockWrite& w, bool bounded = true) {
     for (const Account& a : w.accounts) accounts[a.address] = a;
     for (const EntityWrite& ew : w.entities) {
       auto& slot = entities[ew.entity.key];
@@ -112,17 +114,26 @@ struct Ledger::WriteCache {
         entity_bytes += Footprint(*slot);
       }
     }
+    if (!bounded) return;
     if (accounts.size() > kMaxAccounts) accounts.clear();
     if (entity_bytes > kMaxEntityBytes) ClearEntities();
   }
 };
 
 // Executes transactions of one block over an in-memory overlay of the store; Finish() turns the
-// overlay into one BlockWrite. A failed transaction leaves the overlay untouched.
+// overlay into one BlockWrite. A failed transaction leaves the overlay untouched. `group`, when
+// given, holds the blocks sealed before this one in the same group commit (not yet in the store
+// or the cache): the validation reads look there first, then in the cache, then in the store.
 class Ledger::BlockBuilder {
  public:
-  BlockBuilder(Store* store, const LedgerOptions& o, const ChainState& st, const WriteCache& cache)
-      : store_(store), o_(o), state_(st), cache_(cache), number_(st.head.number + 1) {}
+  BlockBuilder(Store* store, const LedgerOptions& o, const ChainState& st, const WriteCache& cache,
+               const WriteCache* group = nullptr)
+      : store_(store),
+        o_(o),
+        state_(st),
+        cache_(cache),
+        group_(group),
+        number_(st.head.number + 1) {}
 
   std::uint64_t gas_used() const { return gas_used_; }
   std::uint64_t number() const { return number_; }
@@ -213,10 +224,10 @@ class Ledger::BlockBuilder {
           std::find(keys.begin(), keys.end(), k) != keys.end()) {
         continue;
       }
-      if (auto it = cache_.entities.find(k); it != cache_.entities.end()) {
+      if (const auto* cached = FindCached(&WriteCache::entities, k)) {
         Slot& slot = entities_[k];  // absent if this node deleted it
-        slot.original = it->second;
-        slot.current = it->second;
+        slot.original = *cached;
+        slot.current = *cached;
         continue;
       }
       keys.push_back(k);
@@ -231,14 +242,25 @@ class Ledger::BlockBuilder {
       }
     }
     if (!accounts_.count(sender)) {
-      if (auto it = cache_.accounts.find(sender); it != cache_.accounts.end()) {
-        accounts_[sender] = it->second;
+      if (const Account* cached = FindCached(&WriteCache::accounts, sender)) {
+        accounts_[sender] = *cached;
       } else {
         VEIL_ASSIGN_OR_RETURN(auto a, store_->GetAccount(sender));
         accounts_[sender] = a;
       }
     }
     return Status::Ok();
+  }
+
+  // The value of `key` in the group's blocks, else in the cache; null when neither has it.
+  template <class Map, class Key>
+  const typename Map::mapped_type* FindCached(Map WriteCache::*map, const Key& key) const {
+    for (const WriteCache* c : {group_, &cache_}) {
+      if (c == nullptr) continue;
+      const Map& m = c->*map;
+      if (auto it = m.find(key); it != m.end()) return &it->second;
+    }
+    return nullptr;
   }
 
   std::optional<Entity> Lookup(TxView& v, const EntityKey& k) {
@@ -400,6 +422,7 @@ class Ledger::BlockBuilder {
   const LedgerOptions& o_;
   ChainState state_;
   const WriteCache& cache_;
+  const WriteCache* group_;
   std::uint64_t number_;
   std::uint64_t gas_used_ = 0;
   std::map<EntityKey, Slot> entities_;
@@ -502,8 +525,8 @@ Result<Ledger::Pending> Ledger::Check(ByteView encoded) const {
 
 Result<TxReceipt> Ledger::Submit(ByteView encoded) {
   VEIL_ASSIGN_OR_RETURN(Pending p, Check(encoded));
-  std::lock_guard<std::mutex> lock(mu_);
   if (options_.mode == BlockMode::kTimed) {
+    std::lock_guard<std::mutex> lock(mu_);
     if (queue_.size() >= options_.max_queued_txs) return Unavailable("transaction queue full");
     TxReceipt r;
     r.tx_hash = p.hash;
@@ -514,27 +537,134 @@ Result<TxReceipt> Ledger::Submit(ByteView encoded) {
     queue_.push_back(std::move(p));
     return r;
   }
-  std::deque<Pending> one;
-  one.push_back(std::move(p));
-  VEIL_ASSIGN_OR_RETURN(auto sealed, SealLocked(one, /*stop_on_failure=*/true));
-  return std::move(sealed.receipts.at(0));
+  // Instant mode: wait in line. One waiting Submit at a time leads: it seals every transaction
+  // waiting (group commit) while the others sleep until their slot is done or the leader is gone,
+  // so while one group is on its way to the disk the next transactions gather for the next.
+  InstantSlot slot{std::move(p)};
+  std::unique_lock<std::mutex> wait(instant_mu_);
+  instant_.push_back(&slot);
+  while (!slot.done) {
+    if (instant_leader_) {
+      instant_done_.wait(wait);
+      continue;
+    }
+    instant_leader_ = true;
+    wait.unlock();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      SealInstantGroupLocked();
+    }
+    wait.lock();
+    instant_leader_ = false;
+    instant_done_.notify_all();
+  }
+  return std::move(slot.result);
 }
 
 Result<SealResult> Ledger::SealBlock() {
   std::lock_guard<std::mutex> lock(mu_);
-  return SealLocked(queue_, /*stop_on_failure=*/false);
+  return SealLocked(queue_);
 }
 
-Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_failure) {
-  // After a lost race the retry runs under the chain's write lock (Store::LockWriters), so that
-  // it cannot lose again: optimistic retries alone starve a node whose re-execution (cache
-  // cleared, reads again) is slower than a competitor's next write.
-  struct WriteLock {
-    Store* store = nullptr;
-    ~WriteLock() {
-      if (store != nullptr) (void)store->UnlockWriters();
+// The chain's write lock (Store::LockWriters) from the first lost race to the end of a seal: the
+// retry runs under it so that it cannot lose again (optimistic retries alone starve a node whose
+// re-execution, cache cleared and reads again, is slower than a competitor's next write).
+class Ledger::RetryLock {
+ public:
+  explicit RetryLock(Store* store) : store_(store) {}
+  ~RetryLock() {
+    if (held_) (void)store_->UnlockWriters();
+  }
+  RetryLock(const RetryLock&) = delete;
+  RetryLock& operator=(const RetryLock&) = delete;
+  // After losing a race: take the lock the first time, back off on later attempts.
+  Status Lost(int attempt) {
+    if (held_) {
+      Backoff(attempt);
+      return Status::Ok();
     }
-  } write_lock;
+    VEIL_RETURN_IF_ERROR(store_->LockWriters());
+    held_ = true;
+    return Status::Ok();
+  }
+
+ private:
+  Store* store_;
+  bool held_ = false;
+};
+
+void Ledger::SealInstantGroupLocked() {
+  std::vector<InstantSlot*> slots;
+  {
+    std::lock_guard<std::mutex> lock(instant_mu_);
+    while (!instant_.empty() && slots.size() < kMaxGroupBlocks) {
+      slots.push_back(instant_.front());
+      instant_.pop_front();
+    }
+  }
+  Status s = SealSlotsLocked(slots);
+  if (!s.ok() && slots.size() > 1 && !IsHeadConflict(s)) {
+    // A write that failed for another reason may be one block's fault: seal each alone, so
+    // that only its own transaction reports the failure.
+    for (InstantSlot* slot : slots) {
+      std::array<InstantSlot*, 1> one{slot};
+      if (Status alone = SealSlotsLocked(one); !alone.ok()) slot->result = std::move(alone);
+    }
+  } else if (!s.ok()) {
+    for (InstantSlot* slot : slots) slot->result = s;
+  }
+  // The results are in; their Submits may return (they look under instant_mu_, after the
+  // leader's notify).
+  std::lock_guard<std::mutex> lock(instant_mu_);
+  for (InstantSlot* slot : slots) slot->done = true;
+}
+
+Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
+  RetryLock retry_lock(store_.get());
+  for (int attempt = 0;; ++attempt) {
+    // Each transaction in a block of its own, executed over the blocks before it in the group.
+    WriteCache group;
+    ChainState st = state_;
+    std::vector<BlockWrite> writes;
+    std::vector<TxReceipt> receipts(slots.size());
+    bool failed = false;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      BlockBuilder b(store_.get(), options_, st, *cache_, &group);
+      receipts[i] = b.Execute(slots[i]->pending);
+      if (!receipts[i].status.ok()) {
+        failed = true;  // no block: a failed transaction changes nothing
+        continue;
+      }
+      writes.push_back(b.Finish(NowMs()));
+      group.Absorb(writes.back(), /*bounded=*/false);
+      st = writes.back().state_after;
+    }
+    if (failed && attempt < kMaxHeadConflictRetries) {
+      // Against a head that another node has since moved, a failure may be an artefact of the
+      // stale view (a lifetime measured from an old block): judge it again at the current head.
+      bool moved = false;
+      VEIL_RETURN_IF_ERROR(RefreshLocked(&moved));
+      if (moved) continue;
+    }
+    Status s = writes.empty() ? Status::Ok() : store_->ApplyBlocks(writes);
+    if (!writes.empty()) block_writes_.fetch_add(1, std::memory_order_relaxed);
+    if (s.ok()) {
+      for (const BlockWrite& w : writes) cache_->Absorb(w);
+      if (!writes.empty()) SetStateLocked(writes.back().state_after);
+      for (std::size_t i = 0; i < slots.size(); ++i) {
+        slots[i]->result = std::move(receipts[i]);
+      }
+      return Status::Ok();
+    }
+    if (!IsHeadConflict(s) || attempt >= kMaxHeadConflictRetries) return s;
+    // Another node sealed first: nothing was written. Execute again on its head.
+    VEIL_RETURN_IF_ERROR(retry_lock.Lost(attempt));
+    VEIL_RETURN_IF_ERROR(RefreshLocked());
+  }
+}
+
+Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue) {
+  RetryLock retry_lock(store_.get());
   for (int attempt = 0;; ++attempt) {
     BlockBuilder b(store_.get(), options_, state_, *cache_);
     SealResult out;
@@ -542,31 +672,15 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_f
     auto give_back = [&] {
       for (auto it = taken.rbegin(); it != taken.rend(); ++it) queue.push_front(std::move(*it));
     };
-    bool failed = false;
     while (!queue.empty()) {
       if (b.gas_used() + queue.front().cost.gas > options_.limits.gas.block_gas_limit) break;
       taken.push_back(std::move(queue.front()));
       queue.pop_front();
       out.receipts.push_back(b.Execute(taken.back()));
-      if (stop_on_failure && !out.receipts.back().status.ok()) {
-        failed = true;
-        break;
-      }
-    }
-    if (failed) {
-      // Against a head that another node has since moved, the failure may be an artefact of the
-      // stale view (a lifetime measured from an old block): judge it again at the current head.
-      bool moved = false;
-      if (attempt < kMaxHeadConflictRetries) VEIL_RETURN_IF_ERROR(RefreshLocked(&moved));
-      if (moved) {
-        give_back();
-        continue;
-      }
-      out.header = state_.head;  // nothing sealed
-      return out;
     }
     BlockWrite w = b.Finish(NowMs());
     Status s = store_->Apply(w);
+    block_writes_.fetch_add(1, std::memory_order_relaxed);
     if (s.ok()) {
       cache_->Absorb(w);
       SetStateLocked(w.state_after);
@@ -576,16 +690,15 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue, bool stop_on_f
     }
     give_back();
     if (!IsHeadConflict(s) || attempt >= kMaxHeadConflictRetries) return s;
-    // Another node sealed first: nothing was written. Execute again on its head, holding the
-    // write lock from now on.
-    if (write_lock.store == nullptr) {
-      VEIL_RETURN_IF_ERROR(store_->LockWriters());
-      write_lock.store = store_.get();
-    } else {
-      Backoff(attempt);
-    }
+    // Another node sealed first: nothing was written. Execute again on its head.
+    VEIL_RETURN_IF_ERROR(retry_lock.Lost(attempt));
     VEIL_RETURN_IF_ERROR(RefreshLocked());
   }
+}
+
+std::size_t Ledger::WaitingTxs() const {
+  std::lock_guard<std::mutex> lock(instant_mu_);
+  return instant_.size();
 }
 
 BlockHeader Ledger::Head() const {

@@ -584,15 +584,43 @@ class PostgresStore final : public Store {
     return std::optional<ChainState>(st);
   }
 
-  Status Apply(const BlockWrite& w) override {
+  Status ApplyBlocks(std::span<const BlockWrite> writes) override {
+    if (writes.empty()) return Status::Ok();
     // One pipeline, one implicit transaction: the statements up to the pipeline's Sync run as
     // one transaction, which the Sync commits, or which the first failure rolls back with every
-    // statement after it skipped (no BEGIN and COMMIT statements: 15-20 us less a block).
+    // statement after it skipped (no BEGIN and COMMIT statements: 15-20 us less a block). Each
+    // block's head guard moves the head the next block's guard expects, inside the transaction.
     std::vector<Step> steps;
     // The chain's write lock, for this transaction: it waits while a node that lost a race holds
     // the lock for its retry (LockWriters), so that node cannot be starved by faster writers. In
     // the pipeline: no extra round trip.
     steps.push_back({kWriteLock, {}});
+    std::set<std::size_t> guard_steps;
+    for (const BlockWrite& w : writes) {
+      guard_steps.insert(steps.size());
+      AppendBlockSteps(w, &steps);
+    }
+    PipelineError err;
+    std::vector<ResultPtr> results;
+    VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err));
+    if (committed) return Status::Ok();
+    // The transaction failed and was rolled back. Tell a lost race from any other failure.
+    const bool guard_failed = guard_steps.count(err.step) != 0 && err.sqlstate == "22012";
+    const bool head_taken = err.sqlstate == "23505" && (err.constraint == "chain_head_pkey" ||
+                                                        err.constraint == "blocks_pkey");
+    const bool retryable = err.sqlstate == "40001" || err.sqlstate == "40P01";
+    std::string blocks = "block " + std::to_string(writes.front().header.number);
+    if (writes.size() > 1) blocks += ".." + std::to_string(writes.back().header.number);
+    if (guard_failed || head_taken || retryable) {
+      return HeadConflict(blocks + " (" + err.message + ")");
+    }
+    return Internal("postgres: " + blocks + ": " + err.message);
+  }
+
+  // One block's statements: its head guard first (at the index the caller noted), then only
+  // the statements that have rows.
+  void AppendBlockSteps(const BlockWrite& w, std::vector<Step>* out) {
+    std::vector<Step>& steps = *out;
     const BlockHeader& h = w.header;
     const ChainState& after = w.state_after;
     std::int64_t stored_delta = 0;
@@ -610,8 +638,6 @@ class PostgresStore final : public Store {
            {Int8(I64(h.number - 1)), Int8(I64(h.number)), Bytea(h.hash), Int8(after.next_entity_id),
             Int8(I64(after.next_change_seq)), Int8(stored_delta), Bytea(h.parent)}});
     }
-    const std::size_t guard_step = 1;  // after the write lock
-
     // Accounts: nonces first, then owners and creators that have no row yet.
     std::set<Address> with_nonces;
     {
@@ -758,20 +784,6 @@ class PostgresStore final : public Store {
                                    Bytea(h.tx_root),      Bytea(h.changeset),
                                    Int8(h.tx_count),      Int8(h.change_count),
                                    Int8(I64(h.gas_used)), Bytea(h.hash)}});
-
-    PipelineError err;
-    std::vector<ResultPtr> results;
-    VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err));
-    if (committed) return Status::Ok();
-    // The transaction failed and was rolled back. Tell a lost race from any other failure.
-    const bool guard_failed = err.step == guard_step && err.sqlstate == "22012";
-    const bool head_taken = err.sqlstate == "23505" && (err.constraint == "chain_head_pkey" ||
-                                                        err.constraint == "blocks_pkey");
-    const bool retryable = err.sqlstate == "40001" || err.sqlstate == "40P01";
-    if (guard_failed || head_taken || retryable) {
-      return HeadConflict("block " + std::to_string(h.number) + " (" + err.message + ")");
-    }
-    return Internal("postgres: block " + std::to_string(h.number) + ": " + err.message);
   }
 
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {

@@ -258,9 +258,13 @@ class SqliteStore final : public Store {
     return std::optional<ChainState>(st);
   }
 
-  Status Apply(const BlockWrite& w) override {
+  Status ApplyBlocks(std::span<const BlockWrite> writes) override {
     VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-    Status s = ApplyInTx(w);
+    Status s;
+    for (const BlockWrite& w : writes) {
+      s = ApplyInTx(w);
+      if (!s.ok()) break;
+    }
     if (s.ok()) s = Exec("COMMIT");
     if (!s.ok()) Exec("ROLLBACK").IgnoreError();
     return s;

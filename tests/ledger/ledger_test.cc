@@ -16,11 +16,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <map>
+#include <mutex>
 #include <ostream>
 #include <random>
 #include <set>
@@ -1378,17 +1382,49 @@ TEST_P(LedgerTest, ReceiptsAndBlocksByHash) {
   EXPECT_EQ(*ledger_->GetBlock(Head() + 1), std::nullopt);
 }
 
-// Counts the validation reads and block writes that reach a store, forwarding everything.
+// Counts the validation reads and block writes that reach a store, forwarding everything. For
+// the group-commit tests it also records how many blocks each write carried, can hold the next
+// write at a gate until released, and can fail every write that carries a given transaction.
 class CountingStore : public Store {
  public:
   explicit CountingStore(std::unique_ptr<Store> inner) : inner_(std::move(inner)) {}
-  int reads = 0;   // GetAccount and GetEntities calls
-  int writes = 0;  // Apply calls
+  int reads = 0;                         // GetAccount and GetEntities calls
+  int writes = 0;                        // ApplyBlocks calls
+  std::vector<std::size_t> group_sizes;  // blocks per ApplyBlocks call
+  std::optional<Hash32> fail_tx;         // a write carrying it fails, writing nothing
+
+  // The next write waits at the gate until Release(); WaitAtGate() returns once it does.
+  void Hold() {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    hold_ = true;
+  }
+  void WaitAtGate() {
+    std::unique_lock<std::mutex> lock(gate_mu_);
+    gate_cv_.wait(lock, [&] { return at_gate_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(gate_mu_);
+    hold_ = false;
+    gate_cv_.notify_all();
+  }
 
   Result<std::optional<ChainState>> LoadState() override { return inner_->LoadState(); }
-  Status Apply(const BlockWrite& w) override {
+  Status ApplyBlocks(std::span<const BlockWrite> w) override {
     ++writes;
-    return inner_->Apply(w);
+    group_sizes.push_back(w.size());
+    {
+      std::unique_lock<std::mutex> lock(gate_mu_);
+      at_gate_ = hold_;
+      gate_cv_.notify_all();
+      gate_cv_.wait(lock, [&] { return !hold_; });
+      at_gate_ = false;
+    }
+    for (const BlockWrite& b : w) {
+      for (const StoredTx& t : b.txs) {
+        if (fail_tx && t.hash == *fail_tx) return Internal("planted write failure");
+      }
+    }
+    return inner_->ApplyBlocks(w);
   }
   bool MayHaveOtherWriters() const override { return inner_->MayHaveOtherWriters(); }
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
@@ -1426,7 +1462,218 @@ class CountingStore : public Store {
 
  private:
   std::unique_ptr<Store> inner_;
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
+  bool hold_ = false;
+  bool at_gate_ = false;
 };
+
+class GroupCommitTest : public LedgerTest {
+ protected:
+  // A ledger over a CountingStore.
+  CountingStore* OpenCounting() {
+    auto store = OpenStore();
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    if (!store.ok()) return nullptr;
+    auto counting = std::make_unique<CountingStore>(std::move(store).value());
+    CountingStore* c = counting.get();
+    LedgerOptions o;
+    o.chain_id = 42;
+    o.limits = limits_;
+    o.clock_ms = [this] { return ++clock_; };
+    auto l = Ledger::Open(std::move(counting), o);
+    EXPECT_TRUE(l.ok()) << l.status().ToString();
+    if (!l.ok()) return nullptr;
+    ledger_ = std::move(l).value();
+    return c;
+  }
+
+  // Submits `tx` on a thread of its own.
+  void SubmitAsync(const Bytes& tx) {
+    submitters_.emplace_back([this, tx] {
+      auto r = ledger_->Submit(tx);
+      std::lock_guard<std::mutex> lock(results_mu_);
+      results_.insert_or_assign(TxHash(tx), std::move(r));
+    });
+  }
+  // The same while a write is held at the gate, returning once `tx` waits behind the ones
+  // queued before it: the queue's order is the order of these calls.
+  void SubmitQueued(const Bytes& tx) {
+    const std::size_t before = ledger_->WaitingTxs();
+    SubmitAsync(tx);
+    while (ledger_->WaitingTxs() == before) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
+  void JoinAll() {
+    for (auto& t : submitters_) t.join();
+    submitters_.clear();
+  }
+
+  Result<TxReceipt> ResultOf(const Bytes& tx) {
+    std::lock_guard<std::mutex> lock(results_mu_);
+    auto it = results_.find(TxHash(tx));
+    if (it == results_.end()) return Internal("no result");
+    return it->second;
+  }
+
+  std::vector<std::thread> submitters_;
+  std::mutex results_mu_;
+  std::map<Hash32, Result<TxReceipt>> results_;
+};
+
+// Transactions that arrive while a block write is on its way to the disk gather and go into the
+// next write together, each in a block of its own: a later one sees an earlier one's entity and
+// nonce, a failed one takes no block and changes nothing, and the chain verifies.
+TEST_P(GroupCommitTest, ConcurrentSubmitsShareOneDurableWrite) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet a, x, y;
+  const std::uint64_t h = Head();
+  const std::size_t writes_before = c->group_sizes.size();
+  c->Hold();
+  const Bytes first = Sign(a, {Create(1000)}, 0);
+  SubmitAsync(first);
+  c->WaitAtGate();  // the first transaction's write (a group of one) is held
+  const EntityKey xk = ledger_->PredictKey(x.address(), 0);
+  UpdateOp u;
+  u.key = xk;
+  u.set = {Attribute::Num("v", 2)};
+  const Bytes x0 = Sign(x, {Create(1000, {Attribute::Num("v", 1)})}, 0);
+  const Bytes x1 = Sign(x, {u}, 1);
+  const Bytes x0_again = Sign(x, {Create(1000)}, 0);  // a replay inside the group
+  const Bytes y0 = Sign(y, {Create(1000)}, 0);
+  for (const Bytes* tx : {&x0, &x1, &x0_again, &y0}) SubmitQueued(*tx);
+  EXPECT_EQ(ledger_->WaitingTxs(), 4u);
+  c->Release();
+  JoinAll();
+  EXPECT_EQ(
+      std::vector<std::size_t>(c->group_sizes.begin() + static_cast<std::ptrdiff_t>(writes_before),
+                               c->group_sizes.end()),
+      (std::vector<std::size_t>{1, 3}));
+  const std::vector<std::pair<const Bytes*, std::uint64_t>> landed = {
+      {&first, h + 1}, {&x0, h + 2}, {&x1, h + 3}, {&y0, h + 4}};
+  for (const auto& [tx, block] : landed) {
+    auto r = ResultOf(*tx);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(r->status.ok()) << r->status.ToString();
+    EXPECT_EQ(r->block, block);
+    auto again = ledger_->GetReceipt(TxHash(*tx));
+    ASSERT_TRUE(again.ok() && again->has_value());
+    EXPECT_EQ((*again)->block, block);
+  }
+  auto replay = ResultOf(x0_again);
+  ASSERT_TRUE(replay.ok()) << replay.status().ToString();
+  EXPECT_EQ(replay->status.code(), Code::kFailedPrecondition) << replay->status.ToString();
+  EXPECT_EQ(*ledger_->GetReceipt(TxHash(x0_again)), std::nullopt);
+  EXPECT_EQ(Head(), h + 4);
+  auto e = Get(xk);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->attributes, std::vector<Attribute>{Attribute::Num("v", 2)});
+  EXPECT_EQ(e->created_block, h + 2);
+  EXPECT_EQ(e->updated_block, h + 3);
+  EXPECT_EQ(ledger_->GetAccount(x.address())->tx_nonce, 2u);
+  for (std::uint64_t n = h + 1; n <= h + 4; ++n) {
+    auto b = ledger_->GetBlock(n);
+    ASSERT_TRUE(b.ok() && b->has_value()) << n;
+    EXPECT_EQ((*b)->header.tx_count, 1u) << n;
+  }
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // The cache holds the group's writes: the next transactions on them need no read.
+  const int reads = c->reads;
+  x.nonce = 2;
+  y.nonce = 1;
+  ASSERT_TRUE(Submit(x, {ExtendOp{xk, 2000}}).status.ok());
+  ASSERT_TRUE(Submit(y, {Create(1000)}).status.ok());
+  EXPECT_EQ(c->reads, reads);
+}
+
+// A group write that fails for a reason other than a lost race may be one block's fault: the
+// blocks are then written one by one, and only the transaction whose block fails reports it.
+TEST_P(GroupCommitTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet a, x, y, z;
+  const std::uint64_t h = Head();
+  c->Hold();
+  const Bytes first = Sign(a, {Create(1000)}, 0);
+  SubmitAsync(first);
+  c->WaitAtGate();
+  const Bytes x0 = Sign(x, {Create(1000)}, 0), y0 = Sign(y, {Create(1000)}, 0),
+              z0 = Sign(z, {Create(1000)}, 0);
+  for (const Bytes* tx : {&x0, &y0, &z0}) SubmitQueued(*tx);
+  c->fail_tx = TxHash(y0);
+  c->Release();
+  JoinAll();
+  EXPECT_EQ(std::vector<std::size_t>(c->group_sizes.end() - 5, c->group_sizes.end()),
+            (std::vector<std::size_t>{1, 3, 1, 1, 1}));
+  auto rx = ResultOf(x0), ry = ResultOf(y0), rz = ResultOf(z0);
+  ASSERT_TRUE(rx.ok() && rz.ok());
+  EXPECT_EQ(rx->block, h + 2);
+  EXPECT_EQ(rz->block, h + 3);
+  ASSERT_FALSE(ry.ok());
+  EXPECT_EQ(ry.status().code(), Code::kInternal);
+  EXPECT_NE(ry.status().message().find("planted"), std::string::npos) << ry.status().ToString();
+  EXPECT_EQ(*ledger_->GetReceipt(TxHash(y0)), std::nullopt);
+  EXPECT_EQ(ledger_->GetAccount(y.address())->tx_nonce, 0u);
+  EXPECT_EQ(Head(), h + 3);
+  EXPECT_EQ(CountOf("*"), 3u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // Nothing of it stays behind: the same transaction lands once the store accepts it.
+  c->fail_tx.reset();
+  auto again = ledger_->Submit(y0);
+  ASSERT_TRUE(again.ok() && again->status.ok());
+  EXPECT_EQ(again->block, h + 4);
+}
+
+// Store level: blocks written together land together or not at all.
+TEST_P(PersistentLedgerTest, ApplyBlocksWritesAllOrNothing) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Store& s = **store;
+  ASSERT_TRUE(s.LoadState().ok());
+  BlockWrite genesis;
+  genesis.header = GenesisHeader(42);
+  genesis.state_after.head = genesis.header;
+  ASSERT_TRUE(s.Apply(genesis).ok());
+  auto next = [](const ChainState& st, std::uint64_t ts) {
+    BlockWrite w;
+    w.header = st.head;
+    w.header.number = st.head.number + 1;
+    w.header.parent = st.head.hash;
+    w.header.timestamp_ms = ts;
+    w.header.hash = BlockHash(w.header);
+    w.state_after = st;
+    w.state_after.head = w.header;
+    return w;
+  };
+  const BlockWrite b1 = next(genesis.state_after, 1);
+  const BlockWrite b2 = next(b1.state_after, 2);
+  BlockWrite bad = b2;  // block 1 again: its number is taken by b1 in the same write
+  bad.header = b1.header;
+  bad.header.timestamp_ms = 3;
+  bad.header.hash = BlockHash(bad.header);
+  bad.state_after.head = bad.header;
+  const std::vector<BlockWrite> refused = {b1, bad};
+  EXPECT_FALSE(s.ApplyBlocks(refused).ok());
+  auto st = s.LoadState();
+  ASSERT_TRUE(st.ok() && st->has_value());
+  EXPECT_EQ((*st)->head, genesis.header);
+  EXPECT_EQ(*s.GetBlock(1), std::nullopt);
+  const std::vector<BlockWrite> both = {b1, b2};
+  ASSERT_TRUE(s.ApplyBlocks(both).ok());
+  st = s.LoadState();
+  ASSERT_TRUE(st.ok() && st->has_value());
+  EXPECT_EQ((*st)->head, b2.header);
+  EXPECT_EQ(*s.GetBlock(1), std::optional<BlockHeader>(b1.header));
+  LedgerOptions o;
+  o.chain_id = 42;
+  o.limits = limits_;
+  auto l = Ledger::Open(std::move(store).value(), o);
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_TRUE((*l)->VerifyChain().ok());
+}
 
 // The node's write-through cache: once a sender's account and an entity have been written by
 // this node, the next transactions on them reach the store with the block write alone (on
@@ -1602,6 +1849,8 @@ TEST_P(PostgresLedgerTest, BatchOfTwentyEntitiesWithEightAttributes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LedgerTest, ::testing::ValuesIn(Backends(false, false)),
+                         [](const ::testing::TestParamInfo<Backend>& p) { return p.param.name; });
+INSTANTIATE_TEST_SUITE_P(Backends, GroupCommitTest, ::testing::ValuesIn(Backends(false, false)),
                          [](const ::testing::TestParamInfo<Backend>& p) { return p.param.name; });
 INSTANTIATE_TEST_SUITE_P(Backends, PersistentLedgerTest, ::testing::ValuesIn(Backends(true, false)),
                          [](const ::testing::TestParamInfo<Backend>& p) { return p.param.name; });

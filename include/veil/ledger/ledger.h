@@ -1,7 +1,10 @@
 // Ledger: the in-process entity chain (Arkiv's model) over a Store.
 //
 // Transactions arrive encoded (transaction.h). In instant mode each successful transaction is
-// executed and sealed into its own block at once; in timed mode Submit checks everything that
+// executed and sealed into its own block at once; transactions submitted concurrently share one
+// durable store write (group commit: consecutive blocks, one transaction each, one WAL flush
+// for all of them; up to kMaxGroupBlocks), and each Submit returns once its block is durable. In
+// timed mode Submit checks everything that
 // needs no state (encoding, limits, signature, gas) and queues, and SealBlock (called by the
 // server's clock, or by tests) executes the queue in order into one block, up to the block gas
 // limit; the rest waits for the next block. Execution runs in memory over a few reads (the named
@@ -34,6 +37,7 @@
 // reads that have no reader connection.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -149,6 +153,8 @@ class Ledger {
   // Executions of one block against a moved head before Submit/SealBlock gives up (kUnavailable,
   // the transactions stay queued in timed mode).
   static constexpr int kMaxHeadConflictRetries = 64;
+  // Instant mode: the most blocks one store write carries (group commit).
+  static constexpr std::size_t kMaxGroupBlocks = 64;
 
   // Opens (or creates, with a genesis block) the chain in `store`.
   static Result<std::unique_ptr<Ledger>> Open(std::unique_ptr<Store> store, LedgerOptions options);
@@ -178,6 +184,12 @@ class Ledger {
   // The head as of the last call (see above for shared stores); it does not wait for a write in
   // progress.
   BlockHeader Head() const;
+  // Instant mode: transactions waiting for a group commit to take them (not counting those of
+  // the group being written); it does not wait for a write in progress.
+  std::size_t WaitingTxs() const;
+  // Block writes sent to the store since Open (one a block in timed mode; instant mode's group
+  // commit puts several blocks in one): blocks over writes is the mean group size.
+  std::uint64_t BlockWrites() const { return block_writes_.load(std::memory_order_relaxed); }
   // The head a read would use now: on a shared store reloaded from the database (on a reader
   // connection when there are any), otherwise Head().
   Result<BlockHeader> FreshHead();
@@ -205,9 +217,23 @@ class Ledger {
     TxCost cost;
   };
   class BlockBuilder;
+  // Instant mode: a submitted transaction waiting for its block (group commit).
+  struct InstantSlot {
+    Pending pending;
+    Result<TxReceipt> result = Status(Code::kInternal, "not sealed");
+    bool done = false;  // set under instant_mu_ once `result` is final
+  };
   Ledger(std::unique_ptr<Store> store, LedgerOptions options);
   Result<Pending> Check(ByteView encoded) const;
-  Result<SealResult> SealLocked(std::deque<Pending>& queue, bool stop_on_failure);
+  // Timed mode: executes the queue into one block.
+  Result<SealResult> SealLocked(std::deque<Pending>& queue);
+  // Instant mode: seals the waiting transactions (up to kMaxGroupBlocks, oldest first), each in
+  // its own block, with one store write; fills in their results and marks them done.
+  void SealInstantGroupLocked();
+  // Seals `slots` in one store write and fills in their results; on a store error nothing is
+  // written, their results are left as they were and the error is returned.
+  Status SealSlotsLocked(std::span<InstantSlot* const> slots);
+  class RetryLock;
   // Query's page from `store` with the head it reads at.
   Result<QueryPage> QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,
                             const Hash32& digest, const QueryOptions& options) const;
@@ -236,6 +262,14 @@ class Ledger {
   mutable std::mutex head_mu_;
   BlockHeader published_head_;
   std::deque<Pending> queue_;
+  // Instant mode: the transactions waiting for a block. A Submit adds its slot here; if no other
+  // Submit leads, it leads (takes mu_ and seals all that wait), else it sleeps on instant_done_
+  // until its slot is done or the leader has finished.
+  mutable std::mutex instant_mu_;
+  std::condition_variable instant_done_;
+  bool instant_leader_ = false;
+  std::deque<InstantSlot*> instant_;
+  std::atomic<std::uint64_t> block_writes_{0};
   // Reader connections: the idle ones, and how many exist (idle or lent); `none` once the store
   // has said it cannot open one.
   struct Readers {

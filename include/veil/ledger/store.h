@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -130,9 +131,13 @@ class Store {
 
   // Creates the schema if needed; nullopt for a fresh store.
   virtual Result<std::optional<ChainState>> LoadState() = 0;
-  // Applies one block atomically; on error nothing is written. When the database's head is no
-  // longer write.header's parent (another writer sealed first): HeadConflict.
-  virtual Status Apply(const BlockWrite& write) = 0;
+  // Applies consecutive blocks (each the parent of the next) in ONE database transaction: all
+  // land or none does, and a durable commit covers them all (group commit: several blocks, one
+  // WAL flush). When the database's head is no longer the first block's parent (another writer
+  // sealed first): HeadConflict, and nothing is written.
+  virtual Status ApplyBlocks(std::span<const BlockWrite> writes) = 0;
+  // One block.
+  Status Apply(const BlockWrite& write) { return ApplyBlocks(std::span(&write, 1)); }
   // True when other stores (nodes) may write the same database, so the head may move under the
   // engine: it then reloads the head before every read.
   virtual bool MayHaveOtherWriters() const { return false; }
