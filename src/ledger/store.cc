@@ -1,6 +1,8 @@
 // The backend-independent parts of store.h, and the status helpers of ledger.h.
 #include "veil/ledger/store.h"
 
+#include <map>
+#include <optional>
 #include <string_view>
 #include <variant>
 
@@ -56,6 +58,66 @@ Status CheckAttributeCopies(const Entity& e, const std::vector<Attribute>& index
   if (index_copy == e.attributes) return Status::Ok();
   return DataLoss("entity " + ToHex(e.key) +
                   ": its attributes differ from its attribute index rows");
+}
+
+BlockWrite NetBlockWrite(std::span<const BlockWrite> writes) {
+  BlockWrite out;
+  struct Net {
+    bool existed = false;  // stored before the first block
+    std::uint64_t old_expires_block = 0;
+    bool attributes_changed = false;
+    std::optional<Entity> final_state;
+    Entity last_seen;  // for a net delete: the id (and key) of the stored row
+  };
+  std::vector<std::int64_t> order;  // ids in the order of their first write
+  std::map<std::int64_t, Net> net;
+  std::vector<Address> account_order;
+  std::map<Address, Account> accounts;
+  for (const BlockWrite& w : writes) {
+    for (const EntityWrite& ew : w.entities) {
+      auto [it, fresh] = net.try_emplace(ew.entity.id);
+      Net& n = it->second;
+      if (fresh) {
+        order.push_back(ew.entity.id);
+        n.existed = ew.kind != EntityWrite::Kind::kInsert;
+        n.old_expires_block = ew.old_expires_block;
+      }
+      n.last_seen = ew.entity;
+      switch (ew.kind) {
+        case EntityWrite::Kind::kInsert:
+          n.final_state = ew.entity;
+          break;
+        case EntityWrite::Kind::kUpdate:
+          n.final_state = ew.entity;
+          n.attributes_changed = n.attributes_changed || ew.attributes_changed;
+          break;
+        case EntityWrite::Kind::kDelete:
+          n.final_state.reset();
+          break;
+      }
+    }
+    for (const Account& a : w.accounts) {
+      if (accounts.insert_or_assign(a.address, a).second) account_order.push_back(a.address);
+    }
+    out.changes.insert(out.changes.end(), w.changes.begin(), w.changes.end());
+    out.txs.insert(out.txs.end(), w.txs.begin(), w.txs.end());
+  }
+  for (std::int64_t id : order) {
+    Net& n = net.at(id);
+    if (n.existed && n.final_state) {
+      out.entities.push_back({EntityWrite::Kind::kUpdate, std::move(*n.final_state),
+                              n.old_expires_block, n.attributes_changed});
+    } else if (n.existed) {
+      out.entities.push_back(
+          {EntityWrite::Kind::kDelete, std::move(n.last_seen), n.old_expires_block, false});
+    } else if (n.final_state) {
+      out.entities.push_back({EntityWrite::Kind::kInsert, std::move(*n.final_state), 0, true});
+    }
+  }
+  for (const Address& a : account_order) out.accounts.push_back(accounts.at(a));
+  out.header = writes.back().header;
+  out.state_after = writes.back().state_after;
+  return out;
 }
 
 Result<std::uint64_t> Store::Prewarm() { return std::uint64_t{0}; }

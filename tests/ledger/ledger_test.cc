@@ -1589,6 +1589,74 @@ TEST_P(GroupCommitTest, ConcurrentSubmitsShareOneDurableWrite) {
   EXPECT_EQ(c->reads, reads);
 }
 
+// A group is written as its net effect on the rows (one statement set for all its blocks): an
+// entity updated twice, extended, transferred to a new account, one deleted, and one created and
+// deleted inside the group all end as the blocks one by one would leave them, down to the expiry
+// buckets behind the live count.
+TEST_P(GroupCommitTest, AGroupIsWrittenAsItsNetEffect) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet a, x, to;
+  const EntityKey k1 =
+      MustCreate(x, Create(50, {Attribute::Str("s", "a"), Attribute::Num("v", 1)}));
+  const EntityKey k2 = MustCreate(x, Create(50, {Attribute::Num("v", 2)}));
+  const std::uint64_t h = Head();
+  c->Hold();
+  const Bytes first = Sign(a, {Create(1000)}, 0);
+  SubmitAsync(first);
+  c->WaitAtGate();
+  UpdateOp u1;
+  u1.key = k1;
+  u1.set = {Attribute::Num("v", 10)};
+  u1.unset = {"s"};
+  UpdateOp u2;
+  u2.key = k1;
+  u2.set = {Attribute::Str("t", "b")};
+  const EntityKey k3 = ledger_->PredictKey(x.address(), 2);
+  std::vector<Bytes> group = {
+      Sign(x, {u1}, 2),
+      Sign(x, {ExtendOp{k1, 80}}, 3),
+      Sign(x, {DeleteOp{k2}}, 4),
+      Sign(x, {Create(60, {Attribute::Num("v", 3)})}, 5),
+      Sign(x, {u2}, 6),
+      Sign(x, {DeleteOp{k3}}, 7),
+      Sign(x, {TransferOp{k1, to.address()}}, 8),
+  };
+  for (const Bytes& tx : group) SubmitQueued(tx);
+  c->Release();
+  JoinAll();
+  EXPECT_EQ(c->group_sizes.back(), group.size());
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    auto r = ResultOf(group[i]);
+    ASSERT_TRUE(r.ok() && r->status.ok())
+        << i << ": " << (r.ok() ? r->status : r.status()).ToString();
+    EXPECT_EQ(r->block, h + 2 + i);
+  }
+  auto e1 = Get(k1);
+  ASSERT_TRUE(e1);
+  EXPECT_EQ(e1->attributes,
+            (std::vector<Attribute>{Attribute::Str("t", "b"), Attribute::Num("v", 10)}));
+  EXPECT_EQ(e1->expires_block, 80u);
+  EXPECT_EQ(e1->owner, to.address());
+  EXPECT_EQ(e1->updated_block, h + 8);
+  EXPECT_EQ(Get(k2), std::nullopt);
+  EXPECT_EQ(Get(k3), std::nullopt);
+  EXPECT_EQ(CountOf("v = 10"), 1u);
+  EXPECT_EQ(CountOf("s = \"a\""), 0u);
+  EXPECT_EQ(CountOf("t = \"b\""), 1u);
+  EXPECT_EQ(CountOf("v = 3"), 0u);
+  EXPECT_EQ(CountOf("$owner = " + Hex(to.address())), 1u);
+  EXPECT_EQ(CountOf("*"), 2u);  // k1 and the first transaction's entity
+  EXPECT_EQ(ledger_->GetAccount(x.address())->tx_nonce, 9u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // Past block 50 the old expiry bucket must hold nothing of k1 (it moved to 80).
+  while (Head() < 60) ASSERT_TRUE(ledger_->SealBlock().ok());
+  EXPECT_EQ(CountOf("*"), 2u);
+  while (Head() < 85) ASSERT_TRUE(ledger_->SealBlock().ok());
+  EXPECT_EQ(CountOf("*"), 1u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 // A group write that fails for a reason other than a lost race may be one block's fault: the
 // blocks are then written one by one, and only the transaction whose block fails reports it.
 TEST_P(GroupCommitTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {

@@ -74,6 +74,15 @@ struct BlockWrite {
   ChainState state_after;
 };
 
+// The net effect of consecutive blocks (`writes`, each the parent of the next, at least one) on
+// the rows, for a backend that writes a group of blocks with the statements of one (group
+// commit): each entity's final state once (inserted if the group created it, updated or deleted
+// if it existed before, nothing if it came and went), each account's last state, every change
+// and transaction, the last block's header and state. The other blocks' headers are not in it:
+// the caller writes them. old_expires_block and attributes_changed describe the change from
+// before the first block.
+BlockWrite NetBlockWrite(std::span<const BlockWrite> writes);
+
 // Columns a query returns (Arkiv's `select`).
 struct Projection {
   bool key = true;
