@@ -550,9 +550,16 @@ Result<TxReceipt> Ledger::Submit(ByteView encoded) {
     }
     instant_leader_ = true;
     wait.unlock();
-    {
+    try {
       std::lock_guard<std::mutex> lock(mu_);
       SealInstantGroupLocked();
+    } catch (...) {
+      // (bad_alloc): hand the lead on and leave no pointer to this slot behind.
+      wait.lock();
+      instant_leader_ = false;
+      instant_.erase(std::remove(instant_.begin(), instant_.end(), &slot), instant_.end());
+      instant_done_.notify_all();
+      throw;
     }
     wait.lock();
     instant_leader_ = false;
@@ -602,10 +609,21 @@ void Ledger::SealInstantGroupLocked() {
       instant_.pop_front();
     }
   }
+  // Whatever happens below, the slots taken are done when this returns (their Submits look under
+  // instant_mu_, after the leader's notify), with an error if nothing better was written.
+  struct MarkDone {
+    Ledger* ledger;
+    std::vector<InstantSlot*>& slots;
+    ~MarkDone() {
+      std::lock_guard<std::mutex> lock(ledger->instant_mu_);
+      for (InstantSlot* slot : slots) slot->done = true;
+    }
+  } mark_done{this, slots};
   Status s = SealSlotsLocked(slots);
-  if (!s.ok() && slots.size() > 1 && !IsHeadConflict(s)) {
-    // A write that failed for another reason may be one block's fault: seal each alone, so
-    // that only its own transaction reports the failure.
+  if (!s.ok() && slots.size() > 1 && s.code() == Code::kInternal) {
+    // A statement failed (not a lost race, not a lost connection, after which the outcome is
+    // unknown): that may be one block's fault, so seal each alone and only the transaction whose
+    // block fails reports it.
     for (InstantSlot* slot : slots) {
       std::array<InstantSlot*, 1> one{slot};
       if (Status alone = SealSlotsLocked(one); !alone.ok()) slot->result = std::move(alone);
@@ -613,10 +631,6 @@ void Ledger::SealInstantGroupLocked() {
   } else if (!s.ok()) {
     for (InstantSlot* slot : slots) slot->result = s;
   }
-  // The results are in; their Submits may return (they look under instant_mu_, after the
-  // leader's notify).
-  std::lock_guard<std::mutex> lock(instant_mu_);
-  for (InstantSlot* slot : slots) slot->done = true;
 }
 
 Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
@@ -641,10 +655,15 @@ Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
     }
     if (failed && attempt < kMaxHeadConflictRetries) {
       // Against a head that another node has since moved, a failure may be an artefact of the
-      // stale view (a lifetime measured from an old block): judge it again at the current head.
+      // stale view (a lifetime measured from an old block): judge the group again at the current
+      // head, under the chain's write lock so that no other node moves it again meanwhile.
       bool moved = false;
       VEIL_RETURN_IF_ERROR(RefreshLocked(&moved));
-      if (moved) continue;
+      if (moved) {
+        VEIL_RETURN_IF_ERROR(retry_lock.Lost(attempt));
+        VEIL_RETURN_IF_ERROR(RefreshLocked());
+        continue;
+      }
     }
     Status s = writes.empty() ? Status::Ok() : store_->ApplyBlocks(writes);
     if (!writes.empty()) block_writes_.fetch_add(1, std::memory_order_relaxed);

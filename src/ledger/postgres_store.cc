@@ -595,8 +595,7 @@ class PostgresStore final : public Store {
     if (writes.empty()) return Status::Ok();
     // One pipeline, one implicit transaction: the statements up to the pipeline's Sync run as
     // one transaction, which the Sync commits, or which the first failure rolls back with every
-    // statement after it skipped (no BEGIN and COMMIT statements: 15-20 us less a block). Each
-    // block's head guard moves the head the next block's guard expects, inside the transaction.
+    // statement after it skipped (no BEGIN and COMMIT statements: 15-20 us less a block).
     std::vector<Step> steps;
     // The chain's write lock, for this transaction: it waits while a node that lost a race holds
     // the lock for its retry (LockWriters), so that node cannot be starved by faster writers. In

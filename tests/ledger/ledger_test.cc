@@ -1612,15 +1612,18 @@ TEST_P(GroupCommitTest, AGroupIsWrittenAsItsNetEffect) {
   UpdateOp u2;
   u2.key = k1;
   u2.set = {Attribute::Str("t", "b")};
-  const EntityKey k3 = ledger_->PredictKey(x.address(), 2);
+  const EntityKey k3 = ledger_->PredictKey(x.address(), 2);  // x's third create
+  // k1: extended first (its attribute rows untouched), then changed twice; k2: extended, then
+  // deleted (its bucket is the one before the group); k3: created and deleted.
   std::vector<Bytes> group = {
-      Sign(x, {u1}, 2),
-      Sign(x, {ExtendOp{k1, 80}}, 3),
-      Sign(x, {DeleteOp{k2}}, 4),
-      Sign(x, {Create(60, {Attribute::Num("v", 3)})}, 5),
-      Sign(x, {u2}, 6),
-      Sign(x, {DeleteOp{k3}}, 7),
-      Sign(x, {TransferOp{k1, to.address()}}, 8),
+      Sign(x, {ExtendOp{k1, 80}}, 2),
+      Sign(x, {u1}, 3),
+      Sign(x, {ExtendOp{k2, 70}}, 4),
+      Sign(x, {DeleteOp{k2}}, 5),
+      Sign(x, {Create(60, {Attribute::Num("v", 3)})}, 6),
+      Sign(x, {u2}, 7),
+      Sign(x, {DeleteOp{k3}}, 8),
+      Sign(x, {TransferOp{k1, to.address()}}, 9),
   };
   for (const Bytes& tx : group) SubmitQueued(tx);
   c->Release();
@@ -1638,7 +1641,7 @@ TEST_P(GroupCommitTest, AGroupIsWrittenAsItsNetEffect) {
             (std::vector<Attribute>{Attribute::Str("t", "b"), Attribute::Num("v", 10)}));
   EXPECT_EQ(e1->expires_block, 80u);
   EXPECT_EQ(e1->owner, to.address());
-  EXPECT_EQ(e1->updated_block, h + 8);
+  EXPECT_EQ(e1->updated_block, h + 9);
   EXPECT_EQ(Get(k2), std::nullopt);
   EXPECT_EQ(Get(k3), std::nullopt);
   EXPECT_EQ(CountOf("v = 10"), 1u);
@@ -1647,13 +1650,43 @@ TEST_P(GroupCommitTest, AGroupIsWrittenAsItsNetEffect) {
   EXPECT_EQ(CountOf("v = 3"), 0u);
   EXPECT_EQ(CountOf("$owner = " + Hex(to.address())), 1u);
   EXPECT_EQ(CountOf("*"), 2u);  // k1 and the first transaction's entity
-  EXPECT_EQ(ledger_->GetAccount(x.address())->tx_nonce, 9u);
+  EXPECT_EQ(ledger_->GetAccount(x.address())->tx_nonce, 10u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
-  // Past block 50 the old expiry bucket must hold nothing of k1 (it moved to 80).
-  while (Head() < 60) ASSERT_TRUE(ledger_->SealBlock().ok());
+  // Past block 50, and past 70, the old expiry buckets must hold nothing of k1 or k2 (k1 moved
+  // to 80; k2 was taken from bucket 50).
+  while (Head() < 75) ASSERT_TRUE(ledger_->SealBlock().ok());
   EXPECT_EQ(CountOf("*"), 2u);
   while (Head() < 85) ASSERT_TRUE(ledger_->SealBlock().ok());
   EXPECT_EQ(CountOf("*"), 1u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// More transactions wait than one group takes: the first kMaxGroupBlocks go together, the rest in
+// the next group, and every Submit returns with its own block (one sender, so each block builds
+// on the one before it, across the two groups too).
+TEST_P(GroupCommitTest, GroupsAreCappedAndTheRestFollow) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet a, x;
+  const std::uint64_t h = Head();
+  c->Hold();
+  const Bytes first = Sign(a, {Create(1000)}, 0);
+  SubmitAsync(first);
+  c->WaitAtGate();
+  const std::size_t n = Ledger::kMaxGroupBlocks + 6;
+  std::vector<Bytes> txs;
+  for (std::size_t i = 0; i < n; ++i) txs.push_back(Sign(x, {Create(1000)}, i));
+  for (const Bytes& tx : txs) SubmitQueued(tx);
+  c->Release();
+  JoinAll();
+  EXPECT_EQ(std::vector<std::size_t>(c->group_sizes.end() - 3, c->group_sizes.end()),
+            (std::vector<std::size_t>{1, Ledger::kMaxGroupBlocks, 6}));
+  for (std::size_t i = 0; i < n; ++i) {
+    auto r = ResultOf(txs[i]);
+    ASSERT_TRUE(r.ok() && r->status.ok()) << i;
+    EXPECT_EQ(r->block, h + 2 + i);
+  }
+  EXPECT_EQ(CountOf("*"), n + 1);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
@@ -1668,14 +1701,21 @@ TEST_P(GroupCommitTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {
   const Bytes first = Sign(a, {Create(1000)}, 0);
   SubmitAsync(first);
   c->WaitAtGate();
+  // y1 follows y0 from the same sender: once y0's block fails alone, y1 must be judged without
+  // it (nonce too high), not over the failed group's view.
   const Bytes x0 = Sign(x, {Create(1000)}, 0), y0 = Sign(y, {Create(1000)}, 0),
-              z0 = Sign(z, {Create(1000)}, 0);
-  for (const Bytes* tx : {&x0, &y0, &z0}) SubmitQueued(*tx);
+              y1 = Sign(y, {Create(1000)}, 1), z0 = Sign(z, {Create(1000)}, 0);
+  for (const Bytes* tx : {&x0, &y0, &y1, &z0}) SubmitQueued(*tx);
   c->fail_tx = TxHash(y0);
   c->Release();
   JoinAll();
+  // The held write, the group (3 blocks), then x0, y0 and z0 alone; y1 takes no block.
   EXPECT_EQ(std::vector<std::size_t>(c->group_sizes.end() - 5, c->group_sizes.end()),
-            (std::vector<std::size_t>{1, 3, 1, 1, 1}));
+            (std::vector<std::size_t>{1, 4, 1, 1, 1}));
+  auto ry1 = ResultOf(y1);
+  ASSERT_TRUE(ry1.ok()) << ry1.status().ToString();
+  EXPECT_EQ(ry1->status.code(), Code::kFailedPrecondition) << ry1->status.ToString();
+  EXPECT_NE(ry1->status.message().find("nonce too high"), std::string::npos);
   auto rx = ResultOf(x0), ry = ResultOf(y0), rz = ResultOf(z0);
   ASSERT_TRUE(rx.ok() && rz.ok());
   EXPECT_EQ(rx->block, h + 2);

@@ -150,8 +150,8 @@ struct LedgerStats {
 
 class Ledger {
  public:
-  // Executions of one block against a moved head before Submit/SealBlock gives up (kUnavailable,
-  // the transactions stay queued in timed mode).
+  // Executions of one block (timed mode) or one group (instant mode) against a moved head before
+  // Submit/SealBlock gives up (kUnavailable; the transactions stay queued in timed mode).
   static constexpr int kMaxHeadConflictRetries = 64;
   // Instant mode: the most blocks one store write carries (group commit).
   static constexpr std::size_t kMaxGroupBlocks = 64;
@@ -187,8 +187,9 @@ class Ledger {
   // Instant mode: transactions waiting for a group commit to take them (not counting those of
   // the group being written); it does not wait for a write in progress.
   std::size_t WaitingTxs() const;
-  // Block writes sent to the store since Open (one a block in timed mode; instant mode's group
-  // commit puts several blocks in one): blocks over writes is the mean group size.
+  // Block writes sent to the store since Open, including those that failed or lost a race (one
+  // a block in timed mode; instant mode's group commit puts several blocks in one): blocks over
+  // writes is the mean group size when writes do not fail.
   std::uint64_t BlockWrites() const { return block_writes_.load(std::memory_order_relaxed); }
   // The head a read would use now: on a shared store reloaded from the database (on a reader
   // connection when there are any), otherwise Head().

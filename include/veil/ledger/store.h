@@ -1,13 +1,13 @@
 // The storage backend interface of the ledger, and the SQLite backend's factory.
 //
 // The engine (Ledger) validates and executes transactions in memory over a few reads (the
-// entities the operations name, the sender's account), then hands the store one BlockWrite: the
-// final state of every touched entity, the accounts, transactions, changes, the block header and
-// counter deltas. Ids and sequence numbers are assigned by the engine, so Apply never needs to
-// read back: a backend applies it as one batch in one database transaction (SQLite: one
-// transaction with cached prepared statements; PostgreSQL: one pipeline, one round trip,
-// docs/notes/ledger.md). Reads compile the query AST to the backend's SQL with bound parameters
-// only.
+// entities the operations name, the sender's account), then hands the store one BlockWrite (or,
+// in a group commit, several consecutive ones): the final state of every touched entity, the
+// accounts, transactions, changes, the block header and counter deltas. Ids and sequence numbers
+// are assigned by the engine, so a write never needs to read back: a backend applies it as one
+// batch in one database transaction (SQLite: one transaction with cached prepared statements;
+// PostgreSQL: one pipeline, one round trip, docs/notes/ledger.md). Reads compile the query AST to
+// the backend's SQL with bound parameters only.
 //
 // Several stores may share one database (PostgreSQL: several nodes). Then Apply succeeds only if
 // the block's parent is still the head in the database, checked and moved by the database inside
