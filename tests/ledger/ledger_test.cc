@@ -1468,7 +1468,8 @@ class CountingStore : public Store {
   bool at_gate_ = false;
 };
 
-class GroupCommitTest : public LedgerTest {
+// A ledger over a CountingStore, and submissions from threads of their own (group commit).
+class CountingLedgerTest : public LedgerTest {
  protected:
   // A ledger over a CountingStore.
   CountingStore* OpenCounting() {
@@ -1523,10 +1524,43 @@ class GroupCommitTest : public LedgerTest {
   std::map<Hash32, Result<TxReceipt>> results_;
 };
 
+// The node's write-through cache: once a sender's account and an entity have been written by
+// this node, the next transactions on them reach the store with the block write alone (on
+// PostgreSQL: one round trip a transaction), and what they do is the same as with reads.
+TEST_P(CountingLedgerTest, TransactionsOnCachedStateNeedNoReads) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet w;
+  const EntityKey k = MustCreate(w, Create(1000, {Attribute::Num("v", 1)}));
+  EXPECT_EQ(c->reads, 1);  // the new sender's account
+  const int reads = c->reads, writes = c->writes;
+  MustCreate(w, Create(1000, {Attribute::Num("v", 2)}));
+  UpdateOp u;
+  u.key = k;
+  u.set = {Attribute::Num("v", 3)};
+  ASSERT_TRUE(Submit(w, {u}).status.ok());
+  ExtendOp e;
+  e.key = k;
+  e.expires_block = 2000;
+  ASSERT_TRUE(Submit(w, {e}).status.ok());
+  EXPECT_EQ(c->reads, reads);        // no validation read
+  EXPECT_EQ(c->writes, writes + 3);  // one block write each
+  // A replay and an update of a deleted entity are still refused from the cache.
+  const TxReceipt replay = *ledger_->Submit(Sign(w, {Create(1000)}, 0));
+  EXPECT_EQ(replay.status.code(), Code::kFailedPrecondition) << replay.status.ToString();
+  ASSERT_TRUE(Submit(w, {DeleteOp{k}}).status.ok());
+  const TxReceipt gone = Submit(w, {u});
+  EXPECT_EQ(gone.status.code(), Code::kNotFound) << gone.status.ToString();
+  EXPECT_EQ(c->reads, reads);
+  EXPECT_EQ(Get(k), std::nullopt);
+  EXPECT_EQ(CountOf("v = 2"), 1u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 // Transactions that arrive while a block write is on its way to the disk gather and go into the
 // next write together, each in a block of its own: a later one sees an earlier one's entity and
 // nonce, a failed one takes no block and changes nothing, and the chain verifies.
-TEST_P(GroupCommitTest, ConcurrentSubmitsShareOneDurableWrite) {
+TEST_P(CountingLedgerTest, ConcurrentSubmitsShareOneDurableWrite) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);
   Wallet a, x, y;
@@ -1593,7 +1627,7 @@ TEST_P(GroupCommitTest, ConcurrentSubmitsShareOneDurableWrite) {
 // entity updated twice, extended, transferred to a new account, one deleted, and one created and
 // deleted inside the group all end as the blocks one by one would leave them, down to the expiry
 // buckets behind the live count.
-TEST_P(GroupCommitTest, AGroupIsWrittenAsItsNetEffect) {
+TEST_P(CountingLedgerTest, AGroupIsWrittenAsItsNetEffect) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);
   Wallet a, x, to;
@@ -1664,7 +1698,7 @@ TEST_P(GroupCommitTest, AGroupIsWrittenAsItsNetEffect) {
 // More transactions wait than one group takes: the first kMaxGroupBlocks go together, the rest in
 // the next group, and every Submit returns with its own block (one sender, so each block builds
 // on the one before it, across the two groups too).
-TEST_P(GroupCommitTest, GroupsAreCappedAndTheRestFollow) {
+TEST_P(CountingLedgerTest, GroupsAreCappedAndTheRestFollow) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);
   Wallet a, x;
@@ -1692,7 +1726,7 @@ TEST_P(GroupCommitTest, GroupsAreCappedAndTheRestFollow) {
 
 // A group write that fails for a reason other than a lost race may be one block's fault: the
 // blocks are then written one by one, and only the transaction whose block fails reports it.
-TEST_P(GroupCommitTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {
+TEST_P(CountingLedgerTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);
   Wallet a, x, y, z;
@@ -1781,48 +1815,6 @@ TEST_P(PersistentLedgerTest, ApplyBlocksWritesAllOrNothing) {
   auto l = Ledger::Open(std::move(store).value(), o);
   ASSERT_TRUE(l.ok()) << l.status().ToString();
   EXPECT_TRUE((*l)->VerifyChain().ok());
-}
-
-// The node's write-through cache: once a sender's account and an entity have been written by
-// this node, the next transactions on them reach the store with the block write alone (on
-// PostgreSQL: one round trip a transaction), and what they do is the same as with reads.
-TEST_P(LedgerTest, TransactionsOnCachedStateNeedNoReads) {
-  auto store = OpenStore();
-  ASSERT_TRUE(store.ok()) << store.status().ToString();
-  auto counting = std::make_unique<CountingStore>(std::move(store).value());
-  CountingStore* c = counting.get();
-  LedgerOptions o;
-  o.chain_id = 42;
-  o.limits = limits_;
-  o.clock_ms = [this] { return ++clock_; };
-  auto l = Ledger::Open(std::move(counting), o);
-  ASSERT_TRUE(l.ok()) << l.status().ToString();
-  ledger_ = std::move(l).value();
-  Wallet w;
-  const EntityKey k = MustCreate(w, Create(1000, {Attribute::Num("v", 1)}));
-  EXPECT_EQ(c->reads, 1);  // the new sender's account
-  const int reads = c->reads, writes = c->writes;
-  MustCreate(w, Create(1000, {Attribute::Num("v", 2)}));
-  UpdateOp u;
-  u.key = k;
-  u.set = {Attribute::Num("v", 3)};
-  ASSERT_TRUE(Submit(w, {u}).status.ok());
-  ExtendOp e;
-  e.key = k;
-  e.expires_block = 2000;
-  ASSERT_TRUE(Submit(w, {e}).status.ok());
-  EXPECT_EQ(c->reads, reads);        // no validation read
-  EXPECT_EQ(c->writes, writes + 3);  // one block write each
-  // A replay and an update of a deleted entity are still refused from the cache.
-  const TxReceipt replay = *ledger_->Submit(Sign(w, {Create(1000)}, 0));
-  EXPECT_EQ(replay.status.code(), Code::kFailedPrecondition) << replay.status.ToString();
-  ASSERT_TRUE(Submit(w, {DeleteOp{k}}).status.ok());
-  const TxReceipt gone = Submit(w, {u});
-  EXPECT_EQ(gone.status.code(), Code::kNotFound) << gone.status.ToString();
-  EXPECT_EQ(c->reads, reads);
-  EXPECT_EQ(Get(k), std::nullopt);
-  EXPECT_EQ(CountOf("v = 2"), 1u);
-  EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
 // Another node changes state that this node holds in its cache: this node's next transactions
@@ -1958,7 +1950,7 @@ TEST_P(PostgresLedgerTest, BatchOfTwentyEntitiesWithEightAttributes) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, LedgerTest, ::testing::ValuesIn(Backends(false, false)),
                          [](const ::testing::TestParamInfo<Backend>& p) { return p.param.name; });
-INSTANTIATE_TEST_SUITE_P(Backends, GroupCommitTest, ::testing::ValuesIn(Backends(false, false)),
+INSTANTIATE_TEST_SUITE_P(Backends, CountingLedgerTest, ::testing::ValuesIn(Backends(false, false)),
                          [](const ::testing::TestParamInfo<Backend>& p) { return p.param.name; });
 INSTANTIATE_TEST_SUITE_P(Backends, PersistentLedgerTest, ::testing::ValuesIn(Backends(true, false)),
                          [](const ::testing::TestParamInfo<Backend>& p) { return p.param.name; });
