@@ -593,6 +593,7 @@ class PostgresStore final : public Store {
 
   Status ApplyBlocks(std::span<const BlockWrite> writes) override {
     if (writes.empty()) return Status::Ok();
+    VEIL_RETURN_IF_ERROR(CheckConsecutive(writes));
     // One pipeline, one implicit transaction: the statements up to the pipeline's Sync run as
     // one transaction, which the Sync commits, or which the first failure rolls back with every
     // statement after it skipped (no BEGIN and COMMIT statements: 15-20 us less a block).

@@ -260,6 +260,7 @@ class SqliteStore final : public Store {
 
   Status ApplyBlocks(std::span<const BlockWrite> writes) override {
     if (writes.empty()) return Status::Ok();
+    VEIL_RETURN_IF_ERROR(CheckConsecutive(writes));
     VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
     // A group (group commit): the rows of one block over the group's net effect, and every
     // block's row.

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -58,6 +59,18 @@ Status CheckAttributeCopies(const Entity& e, const std::vector<Attribute>& index
   if (index_copy == e.attributes) return Status::Ok();
   return DataLoss("entity " + ToHex(e.key) +
                   ": its attributes differ from its attribute index rows");
+}
+
+Status CheckConsecutive(std::span<const BlockWrite> writes) {
+  for (std::size_t i = 1; i < writes.size(); ++i) {
+    const BlockHeader& prev = writes[i - 1].header;
+    const BlockHeader& h = writes[i].header;
+    if (h.number != prev.number + 1 || h.parent != prev.hash) {
+      return InvalidArgument("block " + std::to_string(h.number) + " does not follow block " +
+                             std::to_string(prev.number) + " in one write");
+    }
+  }
+  return Status::Ok();
 }
 
 BlockWrite NetBlockWrite(std::span<const BlockWrite> writes) {

@@ -1792,17 +1792,39 @@ TEST_P(PersistentLedgerTest, ApplyBlocksWritesAllOrNothing) {
   };
   const BlockWrite b1 = next(genesis.state_after, 1);
   const BlockWrite b2 = next(b1.state_after, 2);
-  BlockWrite bad = b2;  // block 1 again: its number is taken by b1 in the same write
-  bad.header = b1.header;
-  bad.header.timestamp_ms = 3;
-  bad.header.hash = BlockHash(bad.header);
-  bad.state_after.head = bad.header;
-  const std::vector<BlockWrite> refused = {b1, bad};
+  // Blocks that do not follow each other are refused before the database sees them.
+  BlockWrite stray = b2;
+  stray.header.parent = genesis.header.hash;
+  stray.header.hash = BlockHash(stray.header);
+  stray.state_after.head = stray.header;
+  const std::vector<BlockWrite> unchained = {b1, stray};
+  EXPECT_EQ(s.ApplyBlocks(unchained).code(), Code::kInvalidArgument);
+  // A planted row makes the second block's insert fail in the database: the first block, already
+  // written in the same transaction, must go too.
+  const bool pg = GetParam().kind == BackendKind::kPostgres;
+  const std::string zero = pg ? "'\\x00'" : "x'00'";  // a one-byte blob in each dialect
+  const std::string plant =
+      "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
+      "change_count, gas_used, hash) VALUES (2, 42, " +
+      zero + ", 0, " + zero + ", " + zero + ", 0, 0, 0, " + zero + ")";
+  const std::string unplant = "DELETE FROM blocks WHERE number = 2";
+  auto run_sql = [&](const std::string& sql) {
+    if (pg) {
+      PgPeek peek(schema_);
+      ASSERT_TRUE(peek.ok());
+      EXPECT_EQ(peek.Exec(sql), 1) << sql;
+    } else {
+      Tamper(path_, sql);
+    }
+  };
+  run_sql(plant);
+  const std::vector<BlockWrite> refused = {b1, b2};
   EXPECT_FALSE(s.ApplyBlocks(refused).ok());
   auto st = s.LoadState();
   ASSERT_TRUE(st.ok() && st->has_value());
   EXPECT_EQ((*st)->head, genesis.header);
   EXPECT_EQ(*s.GetBlock(1), std::nullopt);
+  run_sql(unplant);
   const std::vector<BlockWrite> both = {b1, b2};
   ASSERT_TRUE(s.ApplyBlocks(both).ok());
   st = s.LoadState();

@@ -82,6 +82,9 @@ struct BlockWrite {
 // the caller writes them. old_expires_block and attributes_changed describe the change from
 // before the first block.
 BlockWrite NetBlockWrite(std::span<const BlockWrite> writes);
+// kInvalidArgument unless each block of `writes` is the next after the one before it (number and
+// parent hash): checked by the stores before a group reaches the database.
+Status CheckConsecutive(std::span<const BlockWrite> writes);
 
 // Columns a query returns (Arkiv's `select`).
 struct Projection {
