@@ -35,6 +35,9 @@ class Latencies {
     samples_.push_back(seconds * 1e6);
     total_seconds_ += seconds;
   }
+  // A latency measured elsewhere (another thread), for the percentiles only: the iteration's
+  // time is set by the caller.
+  void Add(double microseconds) { samples_.push_back(microseconds); }
   double total_seconds() const { return total_seconds_; }
   void Report() {
     if (samples_.empty()) return;

@@ -379,7 +379,7 @@ void BM_WriteConcurrent(benchmark::State& state, Backend b) {
     if (!warm) return;
   }
   const std::uint64_t head0 = ledger.Head().number, writes0 = ledger.BlockWrites();
-  std::vector<double> latencies_us;
+  Latencies latencies(state);
   std::uint64_t round = 0, done = 0;
   double seconds = 0;
   Status failure;
@@ -422,7 +422,9 @@ void BM_WriteConcurrent(benchmark::State& state, Backend b) {
       if (!e.ok()) failure = e;
     }
     if (!failure.ok()) break;
-    for (const auto& l : lat) latencies_us.insert(latencies_us.end(), l.begin(), l.end());
+    for (const auto& l : lat) {
+      for (double us : l) latencies.Add(us);
+    }
     seconds += secs;
     done += clients * kRoundPerClient;
     ++round;
@@ -431,15 +433,9 @@ void BM_WriteConcurrent(benchmark::State& state, Backend b) {
     state.SkipWithError(("submit: " + failure.ToString()).c_str());
     return;
   }
-  if (latencies_us.empty()) return;
-  std::sort(latencies_us.begin(), latencies_us.end());
-  auto pct = [&](double q) {
-    const auto i = static_cast<std::size_t>(q * static_cast<double>(latencies_us.size() - 1) + 0.5);
-    return latencies_us[std::min(i, latencies_us.size() - 1)];
-  };
+  if (done == 0) return;
+  latencies.Report();  // p50_us, p99_us
   state.counters["tx_per_s"] = static_cast<double>(done) / seconds;
-  state.counters["p50_us"] = pct(0.50);
-  state.counters["p99_us"] = pct(0.99);
   state.counters["clients"] = static_cast<double>(clients);
   const std::uint64_t blocks = ledger.Head().number - head0;
   const std::uint64_t writes = ledger.BlockWrites() - writes0;
