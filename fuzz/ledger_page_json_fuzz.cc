@@ -31,12 +31,12 @@ bool SamePage(const veil::ledger::QueryPage& a, const veil::ledger::QueryPage& b
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   namespace lj = veil::ledger::json;
-  const unsigned mask = data[0] & 0x7fu;
+  const unsigned mask = data[0];
   veil::ledger::Projection p;
   if (mask != 0) {
-    p = veil::ledger::Projection{(mask & 1) != 0, (mask & 2) != 0,  (mask & 4) != 0,
-                                 (mask & 8) != 0, (mask & 16) != 0, (mask & 32) != 0,
-                                 (mask & 64) != 0};
+    p = veil::ledger::Projection{(mask & 1) != 0,  (mask & 2) != 0,  (mask & 4) != 0,
+                                 (mask & 8) != 0,  (mask & 16) != 0, (mask & 32) != 0,
+                                 (mask & 64) != 0, (mask & 128) != 0};
   }
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
   const auto fast = lj::ReadPageWithoutDom(text, p);

@@ -59,11 +59,12 @@ EntityKey DeriveEntityKey(std::uint64_t chain_id, const Address& creator,
 
 Hash32 EntityHash(const Entity& e) {
   Writer w;
-  w.Fixed(AsBytes("veil.ledger.entity.v1"))
+  w.Fixed(AsBytes(e.flags == 0 ? "veil.ledger.entity.v1" : "veil.ledger.entity.v2"))
       .Fixed(e.key)
       .Fixed(e.owner)
-      .Fixed(e.creator)
-      .U64(e.created_block)
+      .Fixed(e.creator);
+  if (e.flags != 0) w.U8(e.flags);
+  w.U64(e.created_block)
       .U64(e.updated_block)
       .U64(e.expires_block)
       .String(e.content_type)

@@ -270,6 +270,7 @@ constexpr Column kColumns[] = {
     {"contentType", &Projection::content_type},
     {"payload", &Projection::payload},
     {"attributes", &Projection::attributes},
+    {"creationFlags", &Projection::flags},
 };
 }  // namespace
 
@@ -283,7 +284,7 @@ Json ToJson(const Projection& p) {
 
 Result<Projection> ProjectionFromJson(const Json& j) {
   if (!j.is_array()) return InvalidArgument("select: expected an array of column names");
-  Projection p{false, false, false, false, false, false, false};
+  Projection p{false, false, false, false, false, false, false, false};
   for (const auto& v : j) {
     if (!v.is_string()) return InvalidArgument("select: expected column names");
     const std::string& name = v.get_ref<const std::string&>();
@@ -312,6 +313,7 @@ Json ToJson(const Entity& e, const Projection& p) {
     j["expiresAt"] = e.expires_block;
   }
   if (p.content_type) j["contentType"] = e.content_type;
+  if (p.flags) j["creationFlags"] = e.flags;
   if (p.payload) j["payload"] = HexOf(e.payload);
   if (p.attributes) {
     Json a = Json::array();
@@ -333,6 +335,15 @@ Result<Entity> EntityFromJson(const Json& j, const Projection& p) {
     o.U64("expiresAt", &e.expires_block);
   }
   if (p.content_type) o.Str("contentType", &e.content_type);
+  if (p.flags) {
+    std::uint64_t flags = 0;
+    if (o.U64("creationFlags", &flags)) {
+      if ((flags & ~std::uint64_t{kKnownFlags}) != 0) {
+        o.Fail("creationFlags", "known creation flags");
+      }
+      e.flags = static_cast<std::uint8_t>(flags);
+    }
+  }
   if (p.payload) o.Hex("payload", &e.payload, kMaxPayload);
   if (p.attributes) {
     o.Array("attributes", [&](const Json& a, std::size_t) {
@@ -573,6 +584,10 @@ void WriteEntity(TextWriter& w, const Entity& e, const Projection& p) {
     key("createdAt");
     w.U64(e.created_block);
   }
+  if (p.flags) {
+    key("creationFlags");
+    w.U64(e.flags);
+  }
   if (p.creator) {
     key("creator");
     w.Hex(e.creator);
@@ -668,10 +683,16 @@ namespace {
 class PageSax {
  public:
   PageSax(const Projection& p, QueryPage* page) : page_(*page) {
-    const std::pair<bool, unsigned> columns[] = {
-        {p.attributes, kAttributes}, {p.content_type, kContentType}, {p.blocks, kCreatedAt},
-        {p.creator, kCreator},       {p.blocks, kExpiresAt},         {p.key, kKey},
-        {p.owner, kOwner},           {p.payload, kPayload},          {p.blocks, kUpdatedAt}};
+    const std::pair<bool, unsigned> columns[] = {{p.attributes, kAttributes},
+                                                 {p.content_type, kContentType},
+                                                 {p.blocks, kCreatedAt},
+                                                 {p.flags, kCreationFlags},
+                                                 {p.creator, kCreator},
+                                                 {p.blocks, kExpiresAt},
+                                                 {p.key, kKey},
+                                                 {p.owner, kOwner},
+                                                 {p.payload, kPayload},
+                                                 {p.blocks, kUpdatedAt}};
     for (const auto& [on, member] : columns) {
       if (on) entity_members_ |= 1u << member;
     }
@@ -704,6 +725,8 @@ class PageSax {
           entity_.expires_block = v;
         } else if (entity_member_ == kUpdatedAt) {
           entity_.updated_block = v;
+        } else if (entity_member_ == kCreationFlags && (v & ~std::uint64_t{kKnownFlags}) == 0) {
+          entity_.flags = static_cast<std::uint8_t>(v);
         } else {
           return false;
         }
@@ -769,8 +792,8 @@ class PageSax {
                       &cost_seen_, &cost_member_);
       case Where::kEntity:
         return Member(k,
-                      {"attributes", "contentType", "createdAt", "creator", "expiresAt", "key",
-                       "owner", "payload", "updatedAt"},
+                      {"attributes", "contentType", "createdAt", "creationFlags", "creator",
+                       "expiresAt", "key", "owner", "payload", "updatedAt"},
                       entity_members_, &entity_seen_, &entity_member_);
       case Where::kAttribute: {
         // In ToJsonText's order only: the type before the value it types.
@@ -862,6 +885,7 @@ class PageSax {
     kAttributes = 0,
     kContentType,
     kCreatedAt,
+    kCreationFlags,
     kCreator,
     kExpiresAt,
     kKey,

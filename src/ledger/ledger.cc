@@ -32,13 +32,14 @@ void Project(Entity* e, const Projection& p) {
   if (!p.content_type) e->content_type.clear();
   if (!p.payload) e->payload.clear();
   if (!p.attributes) e->attributes.clear();
+  if (!p.flags) e->flags = 0;
 }
 
 Hash32 CursorDigest(const query::Expr& e, const Projection& p) {
   Writer w;
   w.Fixed(AsBytes("veil.ledger.cursor.v1")).String(query::ToString(e));
   w.Bool(p.key).Bool(p.owner).Bool(p.creator).Bool(p.blocks).Bool(p.content_type);
-  w.Bool(p.payload).Bool(p.attributes);
+  w.Bool(p.payload).Bool(p.attributes).Bool(p.flags);
   const auto d = crypto::Sha256(w.bytes());
   Hash32 out;
   std::copy(d.begin(), d.end(), out.begin());
@@ -271,12 +272,20 @@ class Ledger::BlockBuilder {
     return std::nullopt;
   }
 
-  // The entity an update, extend, transfer or delete may touch.
-  Result<Entity> Mutable(TxView& v, const EntityKey& k, const Address& sender) {
+  // The entity an update, extend, transfer or delete may touch: live, and the sender's unless
+  // `anyone` (an extension of an entity created with kFlagPermissionlessExtension).
+  Result<Entity> Mutable(TxView& v, const EntityKey& k, const Address& sender,
+                         OpKind kind = OpKind::kDelete) {
     auto e = Lookup(v, k);
     if (!e) return NotFound("entity " + ToHex(k) + " not found");
     if (e->expires_block <= number_) return FailedPrecondition("entity expired");
-    if (e->owner != sender) return PermissionDenied("only the owner may mutate the entity");
+    const bool anyone = kind == OpKind::kExtend && (e->flags & kFlagPermissionlessExtension) != 0;
+    if (e->owner != sender && !anyone) {
+      return PermissionDenied("only the owner may mutate the entity");
+    }
+    if (kind == OpKind::kUpdate && (e->flags & kFlagReadonly) != 0) {
+      return FailedPrecondition("entity is read-only");
+    }
     return *std::move(e);
   }
 
@@ -316,6 +325,7 @@ class Ledger::BlockBuilder {
       if (Lookup(v, e.key)) return Internal("entity key collision");
       e.id = v.next_entity_id++;
       e.owner = e.creator = sender;
+      e.flags = c->flags;
       e.content_type = c->content_type;
       e.payload = c->payload;
       e.attributes = c->attributes;
@@ -326,7 +336,7 @@ class Ledger::BlockBuilder {
       return Status::Ok();
     }
     if (const auto* u = std::get_if<UpdateOp>(&op)) {
-      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, u->key, sender));
+      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, u->key, sender, OpKind::kUpdate));
       auto& attrs = e.attributes;
       for (const auto& name : u->unset) {
         attrs.erase(std::remove_if(attrs.begin(), attrs.end(),
@@ -356,7 +366,7 @@ class Ledger::BlockBuilder {
       return Status::Ok();
     }
     if (const auto* x = std::get_if<ExtendOp>(&op)) {
-      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, x->key, sender));
+      VEIL_ASSIGN_OR_RETURN(Entity e, Mutable(v, x->key, sender, OpKind::kExtend));
       if (x->expires_block <= e.expires_block) {
         return FailedPrecondition("expiry not extended: " + std::to_string(x->expires_block) +
                                   " <= " + std::to_string(e.expires_block));

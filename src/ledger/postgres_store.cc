@@ -73,11 +73,14 @@ CREATE TABLE IF NOT EXISTS entities(
   id bigint PRIMARY KEY, key bytea NOT NULL UNIQUE, owner_id bigint NOT NULL,
   creator_id bigint NOT NULL, content_type text NOT NULL, payload bytea NOT NULL,
   created_block bigint NOT NULL, updated_block bigint NOT NULL, expires_block bigint NOT NULL,
-  last_change bigint NOT NULL, attrs bytea);
+  last_change bigint NOT NULL, attrs bytea, flags smallint NOT NULL DEFAULT 0);
 -- attrs: the attributes in PutAttributes' form, so that a read returns them with the row (the
 -- attr_* tables are the indexes). NULL in rows written before the column existed: reads then
--- aggregate the attr_* rows instead.
+-- aggregate the attr_* rows instead. flags: the creation flags, 0 in rows written before the
+-- column existed (as every entity then had). Adding a column with a constant default rewrites
+-- no rows (PostgreSQL 11 and later).
 ALTER TABLE entities ADD COLUMN IF NOT EXISTS attrs bytea;
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS flags smallint NOT NULL DEFAULT 0;
 CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
 CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
 CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
@@ -310,14 +313,15 @@ const WriteStmtDef& Def(int i) {
        {kInt8ArrayOid, kByteaArrayOid, kTextArrayOid, kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid,
         kInt8ArrayOid, kByteaArrayOid}},
       {"INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
-       "created_block, updated_block, expires_block, last_change, attrs) SELECT u.id, u.key, "
-       "o.id, c.id, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at FROM unnest($1::int8[], $2::bytea[], "
-       "$3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::int8[], $8::int8[], $9::int8[], "
-       "$10::int8[], $11::bytea[]) AS u(id, key, owner, creator, ct, p, cb, ub, eb, lc, at) JOIN "
-       "accounts o ON o.address = u.owner JOIN accounts c ON c.address = u.creator",
+       "created_block, updated_block, expires_block, last_change, attrs, flags) SELECT u.id, "
+       "u.key, o.id, c.id, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl FROM unnest($1::int8[], "
+       "$2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::int8[], $8::int8[], "
+       "$9::int8[], $10::int8[], $11::bytea[], $12::int8[]) AS u(id, key, owner, creator, ct, p, "
+       "cb, ub, eb, lc, at, fl) JOIN accounts o ON o.address = u.owner JOIN accounts c ON "
+       "c.address = u.creator",
        {kInt8ArrayOid, kByteaArrayOid, kByteaArrayOid, kByteaArrayOid, kTextArrayOid,
-        kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid,
-        kByteaArrayOid}},
+        kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kByteaArrayOid,
+        kInt8ArrayOid}},
       // kInsertTail: everything after the entity rows, in one statement (one executor start
       // instead of six: a statement cost 10-40 us of server time in a one-entity block). The
       // parts touch different tables and none reads another's rows, so the order in which
@@ -704,7 +708,8 @@ class PostgresStore final : public Store {
                u_ub = Int8Array(), u_eb = Int8Array(), u_lc = Int8Array(), u_at = ByteaArray();
     ArrayParam i_id = Int8Array(), i_key = ByteaArray(), i_owner = ByteaArray(),
                i_creator = ByteaArray(), i_ct = TextArray(), i_p = ByteaArray(), i_cb = Int8Array(),
-               i_ub = Int8Array(), i_eb = Int8Array(), i_lc = Int8Array(), i_at = ByteaArray();
+               i_ub = Int8Array(), i_eb = Int8Array(), i_lc = Int8Array(), i_at = ByteaArray(),
+               i_fl = Int8Array();
     ArrayParam n_id = Int8Array(), n_name = TextArray(), n_value = Int8Array();
     ArrayParam s_id = Int8Array(), s_name = TextArray(), s_value = TextArray();
     std::map<std::uint64_t, std::int64_t> expiry;
@@ -736,6 +741,7 @@ class PostgresStore final : public Store {
           i_eb.AddInt8(I64(e.expires_block));
           i_lc.AddInt8(I64(e.last_change));
           i_at.AddBytes(EncodeStoredAttributes(e.attributes));
+          i_fl.AddInt8(e.flags);
           add_attributes(e);
           ++expiry[e.expires_block];
           break;
@@ -775,10 +781,10 @@ class PostgresStore final : public Store {
                         u_eb.Build(), u_lc.Build(), u_at.Build()}});
     }
     if (i_id.size() != 0) {
-      steps.push_back(
-          {kInsertEntities,
-           {i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(), i_ct.Build(),
-            i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build(), i_at.Build()}});
+      steps.push_back({kInsertEntities,
+                       {i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(),
+                        i_ct.Build(), i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(),
+                        i_lc.Build(), i_at.Build(), i_fl.Build()}});
     }
     ArrayParam x_block = Int8Array(), x_delta = Int8Array();
     for (const auto& [block, delta] : expiry) {
@@ -1383,7 +1389,7 @@ class PostgresStore final : public Store {
                     : "0::bigint, 0::bigint, 0::bigint, ";
     sql += p.content_type ? "e.content_type, " : "NULL::text, ";
     sql += p.payload ? "e.payload, " : "NULL::bytea, ";
-    sql += "e.last_change";
+    sql += p.flags ? "e.last_change, e.flags" : "e.last_change, 0::smallint";
     if (p.attributes) sql += ", e.attrs, na.names, na.vals, sa.names, sa.vals";
     sql += " FROM (" + inner + ") e";
     if (p.owner) sql += " JOIN accounts o ON o.id = e.owner_id";
@@ -1405,11 +1411,11 @@ class PostgresStore final : public Store {
     return sql;
   }
 
-  // The attributes from the attr_* rows' aggregation (columns 11-14), sorted by name.
+  // The attributes from the attr_* rows' aggregation (columns 12-15), sorted by name.
   static Result<std::vector<Attribute>> IndexCopy(Row& row) {
     std::vector<Attribute> out;
-    const auto num_names = row.Elements(11), num_vals = row.Elements(12);
-    const auto str_names = row.Elements(13), str_vals = row.Elements(14);
+    const auto num_names = row.Elements(12), num_vals = row.Elements(13);
+    const auto str_names = row.Elements(14), str_vals = row.Elements(15);
     if (num_names.size() != num_vals.size() || str_names.size() != str_vals.size()) {
       return DataLoss("postgres: attribute arrays differ in length");
     }
@@ -1447,10 +1453,11 @@ class PostgresStore final : public Store {
       if (p.content_type) e.content_type = row.Str(7);
       if (p.payload) e.payload = row.Blob(8);
       e.last_change = row.U64(9);
+      if (p.flags) e.flags = static_cast<std::uint8_t>(row.Int(10));
       if (p.attributes) {
-        const bool has_row_copy = !row.IsNull(10);
+        const bool has_row_copy = !row.IsNull(11);
         if (has_row_copy) {
-          VEIL_ASSIGN_OR_RETURN(e.attributes, DecodeStoredAttributes(row.Blob(10), e.key));
+          VEIL_ASSIGN_OR_RETURN(e.attributes, DecodeStoredAttributes(row.Blob(11), e.key));
         }
         if (!has_row_copy || compare_copies) {
           VEIL_ASSIGN_OR_RETURN(auto index_copy, IndexCopy(row));
@@ -1566,6 +1573,10 @@ class PostgresStore final : public Store {
       return Utf8PrefixUpperBound(std::move(prefix));
     }
     const char* True() const override { return "true"; }
+    // entities.content_type has the database's collation (attribute columns are "C").
+    std::string Bytewise(const std::string& column) const override {
+      return column + " COLLATE \"C\"";
+    }
     bool MetaViaIdSubquery() const override { return false; }
 
    private:

@@ -323,6 +323,8 @@ class Parser {
         p.field = Field::kExpiresAt;
       } else if (m == "createdAtBlock" || m == "createdAt") {
         p.field = Field::kCreatedAtBlock;
+      } else if (m == "contentType") {
+        p.field = Field::kContentType;
       } else {
         return Fail(tok_.pos, "unknown meta field $" + m);
       }
@@ -438,6 +440,10 @@ class Parser {
       case Field::kCreatedAtBlock:
         if (glob || type != 0) return Fail(op_pos, "block fields compare with numbers");
         return true;
+      case Field::kContentType:
+        if (type != 1) return Fail(op_pos, "$contentType compares with strings");
+        if (range) return Fail(op_pos, "$contentType supports =, IN, NOT IN and glob");
+        return true;
     }
     return true;
   }
@@ -462,6 +468,8 @@ std::string FieldName(const Predicate& p) {
       return "$expiresAt";
     case Field::kCreatedAtBlock:
       return "$createdAtBlock";
+    case Field::kContentType:
+      return "$contentType";
   }
   return "";
 }

@@ -165,6 +165,11 @@ class Compiler {
         close = ")";
         break;
       }
+      case Field::kContentType:
+        *sql += sub ? OpenSubquery("entities", "id") : "(";
+        column = d_.Bytewise(sub ? "content_type" : "e.content_type");
+        close = ")";
+        break;
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (i > 0) *sql += " AND ";

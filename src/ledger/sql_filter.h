@@ -36,6 +36,8 @@ class SqlDialect {
   virtual std::string PrefixUpperBound(std::string prefix) const = 0;
   // The literal true.
   virtual const char* True() const = 0;
+  // `column` (a text column) compared in bytewise order, as attribute strings are.
+  virtual std::string Bytewise(const std::string& column) const = 0;
   // True: a meta-field predicate is written `e.id IN (SELECT id FROM entities WHERE ...)` so the
   // planner takes the field's index instead of walking ids in ORDER BY order (SQLite); false: it
   // is written on `e.` directly (PostgreSQL plans it well).

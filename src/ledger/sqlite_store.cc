@@ -55,7 +55,7 @@ CREATE TABLE IF NOT EXISTS entities(
   id INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, owner_id INTEGER NOT NULL,
   creator_id INTEGER NOT NULL, content_type TEXT NOT NULL, attrs BLOB, payload BLOB NOT NULL,
   created_block INTEGER NOT NULL, updated_block INTEGER NOT NULL,
-  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL);
+  expires_block INTEGER NOT NULL, last_change INTEGER NOT NULL, flags INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
 CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
 CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
@@ -201,12 +201,13 @@ class SqliteStore final : public Store {
     return s;
   }
 
-  // File formats: 1, the first; 2, entities.attrs (store.h, EncodeStoredAttributes). A format-1
-  // file gets the column, NULL in its old rows, whose reads take the attributes from the attr_*
-  // rows. A file of a later format than this code knows is refused: that code may keep state
-  // this code would not maintain (an older binary writing to a format-2 file would leave the
-  // copies stale; VerifyChain would report it, and format 3 will be refused by this one).
-  static constexpr std::int64_t kFormat = 2;
+  // File formats: 1, the first; 2, entities.attrs (store.h, EncodeStoredAttributes); 3,
+  // entities.flags (creation flags). An older file gets the columns it lacks: attrs NULL in its
+  // old rows, whose reads take the attributes from the attr_* rows; flags 0, which every entity
+  // written before flags existed has. A file of a later format than this code knows is refused:
+  // that code may keep state this code would not maintain (an older binary writing to a format-2
+  // file would leave the copies stale, VerifyChain would report it; this one refuses format 4).
+  static constexpr std::int64_t kFormat = 3;
   Status Migrate() {
     VEIL_RETURN_IF_ERROR(Exec(kSchema));
     std::int64_t format = 1;
@@ -219,18 +220,21 @@ class SqliteStore final : public Store {
       return FailedPrecondition("ledger file format " + std::to_string(format) +
                                 " is newer than this build's (" + std::to_string(kFormat) + ")");
     }
-    {
+    const std::pair<const char*, const char*> added[] = {
+        {"attrs", "ALTER TABLE entities ADD COLUMN attrs BLOB"},
+        {"flags", "ALTER TABLE entities ADD COLUMN flags INTEGER NOT NULL DEFAULT 0"}};
+    for (const auto& [column, ddl] : added) {
       VEIL_ASSIGN_OR_RETURN(
-          auto has,
-          Prepare("SELECT count(*) FROM pragma_table_info('entities') WHERE name = 'attrs'"));
+          auto has, Prepare("SELECT count(*) FROM pragma_table_info('entities') WHERE name = ?"));
+      has->Text(1, column);
       const bool present = has->Step() && has->ColInt(0) == 1;
       VEIL_RETURN_IF_ERROR(has->status());
       has.reset();
-      if (!present) VEIL_RETURN_IF_ERROR(Exec("ALTER TABLE entities ADD COLUMN attrs BLOB"));
+      if (!present) VEIL_RETURN_IF_ERROR(Exec(ddl));
     }
-    return Exec(
-        "INSERT INTO meta(name, value) VALUES('format', 2) ON CONFLICT(name) DO UPDATE "
-        "SET value = excluded.value");
+    return Exec(("INSERT INTO meta(name, value) VALUES('format', " + std::to_string(kFormat) +
+                 ") ON CONFLICT(name) DO UPDATE SET value = excluded.value")
+                    .c_str());
   }
 
   Result<std::optional<ChainState>> LoadState() override {
@@ -575,8 +579,8 @@ class SqliteStore final : public Store {
   static constexpr const char* kEntityColumns =
       "SELECT e.id, e.key, (SELECT address FROM accounts WHERE id = e.owner_id), "
       "(SELECT address FROM accounts WHERE id = e.creator_id), e.created_block, "
-      "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change, e.attrs FROM "
-      "entities e";
+      "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change, e.attrs, "
+      "e.flags FROM entities e";
 
   struct Compiled {
     std::string sql;
@@ -650,6 +654,7 @@ class SqliteStore final : public Store {
       e.payload.assign(b.begin(), b.end());
     }
     e.last_change = s.ColU64(9);
+    if (p.flags) e.flags = static_cast<std::uint8_t>(s.ColInt(11));
     return e;
   }
 
@@ -800,13 +805,13 @@ class SqliteStore final : public Store {
           VEIL_ASSIGN_OR_RETURN(
               auto s,
               Prepare("INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
-                      "created_block, updated_block, expires_block, last_change, attrs) VALUES(?, "
-                      "?, (SELECT id FROM accounts WHERE address = ?), (SELECT id FROM accounts "
-                      "WHERE address = ?), ?, ?, ?, ?, ?, ?, ?)"));
+                      "created_block, updated_block, expires_block, last_change, attrs, flags) "
+                      "VALUES(?, ?, (SELECT id FROM accounts WHERE address = ?), (SELECT id FROM "
+                      "accounts WHERE address = ?), ?, ?, ?, ?, ?, ?, ?, ?)"));
           s->Int(1, e.id).Blob(2, e.key).Blob(3, e.owner).Blob(4, e.creator);
           s->Text(5, e.content_type).Blob(6, e.payload).Int(7, I64(e.created_block));
           s->Int(8, I64(e.updated_block)).Int(9, I64(e.expires_block)).Int(10, I64(e.last_change));
-          s->Blob(11, EncodeStoredAttributes(e.attributes));
+          s->Blob(11, EncodeStoredAttributes(e.attributes)).Int(12, e.flags);
           VEIL_RETURN_IF_ERROR(s->Run());
           VEIL_RETURN_IF_ERROR(InsertAttributes(e));
           ++expiry[e.expires_block];
@@ -927,7 +932,8 @@ class SqliteStore final : public Store {
     c.sql += p.blocks ? "e.created_block, e.updated_block, e.expires_block, " : "0, 0, 0, ";
     c.sql += p.content_type ? "e.content_type, " : "NULL, ";
     c.sql += p.payload ? "e.payload, " : "NULL, ";
-    c.sql += p.attributes ? "e.last_change, e.attrs FROM " : "e.last_change, NULL FROM ";
+    c.sql += p.attributes ? "e.last_change, e.attrs, " : "e.last_change, NULL, ";
+    c.sql += p.flags ? "e.flags FROM " : "0 FROM ";
     std::string table, conditions;
     if (driven) {
       Check(sql::CompileDriver(*driven->driver, d, &table, &conditions));
@@ -1031,6 +1037,7 @@ class SqliteStore final : public Store {
       return prefix;
     }
     const char* True() const override { return "1"; }
+    std::string Bytewise(const std::string& column) const override { return column; }  // BINARY
     bool MetaViaIdSubquery() const override { return true; }
 
    private:

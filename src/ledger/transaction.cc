@@ -12,7 +12,6 @@ namespace veil::ledger {
 namespace {
 
 constexpr std::uint16_t kTxTag = 0x4C54;  // "LT"
-constexpr std::uint8_t kTxVersion = 1;
 constexpr std::string_view kSignLabel = "veil.ledger.tx.v1";
 
 std::size_t PublicKeySize(SigScheme s) {
@@ -26,10 +25,12 @@ std::vector<Attribute> GetAttributes(Reader& r, std::size_t max_count, const Lim
   return ledger::GetAttributes(r, max_count, limits.max_attribute_name, limits.max_string_value);
 }
 
-void PutOp(Writer& w, const Operation& op) {
+void PutOp(Writer& w, const Operation& op, std::uint8_t format) {
   w.U8(static_cast<std::uint8_t>(KindOf(op)));
   if (const auto* c = std::get_if<CreateOp>(&op)) {
-    w.U64(c->expires_block).String(c->content_type).VarBytes(c->payload);
+    w.U64(c->expires_block);
+    if (format != kTxFormatV1) w.U8(c->flags);
+    w.String(c->content_type).VarBytes(c->payload);
     PutAttributes(w, c->attributes);
   } else if (const auto* u = std::get_if<UpdateOp>(&op)) {
     w.Fixed(u->key);
@@ -47,12 +48,13 @@ void PutOp(Writer& w, const Operation& op) {
   }
 }
 
-Operation GetOp(Reader& r, const Limits& limits) {
+Operation GetOp(Reader& r, const Limits& limits, std::uint8_t format) {
   const std::uint8_t kind = r.U8();
   switch (kind) {
     case static_cast<std::uint8_t>(OpKind::kCreate): {
       CreateOp c;
       c.expires_block = r.U64();
+      if (format != kTxFormatV1) c.flags = r.U8();
       c.content_type = r.String(limits.max_content_type);
       const ByteView p = r.VarBytes(limits.max_payload_bytes);
       c.payload.assign(p.begin(), p.end());
@@ -126,7 +128,9 @@ Status ValidateTransaction(const Transaction& tx, const Limits& limits) {
     const Operation& op = tx.ops[i];
     Status s;
     if (const auto* c = std::get_if<CreateOp>(&op)) {
-      if (c->payload.size() > limits.max_payload_bytes) {
+      if ((c->flags & ~kKnownFlags) != 0) {
+        s = InvalidArgument("unknown creation flags " + std::to_string(c->flags));
+      } else if (c->payload.size() > limits.max_payload_bytes) {
         s = ResourceExhausted("payload larger than " + std::to_string(limits.max_payload_bytes) +
                               " bytes");
       } else if (s = ValidateContentType(c->content_type, limits); s.ok()) {
@@ -166,16 +170,22 @@ Status ValidateTransaction(const Transaction& tx, const Limits& limits) {
   return Status::Ok();
 }
 
-Bytes EncodeBody(const Transaction& tx, SigScheme scheme, ByteView public_key) {
-  Writer w(kTxTag, kTxVersion);
+Bytes EncodeBody(const Transaction& tx, SigScheme scheme, ByteView public_key,
+                 std::uint8_t format) {
+  const bool flags = std::any_of(tx.ops.begin(), tx.ops.end(), [](const Operation& op) {
+    const auto* c = std::get_if<CreateOp>(&op);
+    return c != nullptr && c->flags != 0;
+  });
+  if (format != kTxFormatV1 || flags) format = kTxFormat;
+  Writer w(kTxTag, format);
   w.U64(tx.chain_id).U8(static_cast<std::uint8_t>(scheme)).VarBytes(public_key).U64(tx.nonce);
   w.Varint(tx.ops.size());
-  for (const auto& op : tx.ops) PutOp(w, op);
+  for (const auto& op : tx.ops) PutOp(w, op, format);
   return std::move(w).Take();
 }
 
 Bytes Encode(const SignedTransaction& stx) {
-  Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key);
+  Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
   Writer w;
   w.VarBytes(stx.signature);
   body.insert(body.end(), w.bytes().begin(), w.bytes().end());
@@ -185,8 +195,12 @@ Bytes Encode(const SignedTransaction& stx) {
 Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits) {
   if (encoded.size() > limits.MaxTxBytes()) return InvalidArgument("transaction too large");
   Reader r(encoded);
-  r.Header(kTxTag, kTxVersion);
   SignedTransaction stx;
+  if (r.U16() != kTxTag && r.ok()) r.Fail("not a ledger transaction");
+  stx.format = r.U8();
+  if (r.ok() && stx.format != kTxFormat && stx.format != kTxFormatV1) {
+    r.Fail("unknown transaction format " + std::to_string(stx.format));
+  }
   stx.tx.chain_id = r.U64();
   const std::uint8_t scheme = r.U8();
   if (r.ok() && scheme != static_cast<std::uint8_t>(SigScheme::kEd25519) &&
@@ -200,7 +214,9 @@ Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits) {
   stx.tx.nonce = r.U64();
   const std::uint64_t n = r.Varint();
   if (r.ok() && (n == 0 || n > limits.max_ops_per_tx)) r.Fail("operation count out of range");
-  for (std::uint64_t i = 0; i < n && r.ok(); ++i) stx.tx.ops.push_back(GetOp(r, limits));
+  for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
+    stx.tx.ops.push_back(GetOp(r, limits, stx.format));
+  }
   const ByteView sig = r.VarBytes(crypto::kCompositeSignatureSize);
   if (r.ok() && sig.size() != SignatureSize(stx.scheme)) r.Fail("wrong signature length");
   stx.signature.assign(sig.begin(), sig.end());
@@ -245,7 +261,7 @@ Result<Bytes> SignComposite(const Transaction& tx, const crypto::CompositeSignin
 }
 
 Status VerifySignature(const SignedTransaction& stx) {
-  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key);
+  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
   if (stx.scheme == SigScheme::kEd25519) {
     const Bytes msg = Concat({AsBytes(kSignLabel), body});
     return crypto::Ed25519Verify(stx.public_key, msg, stx.signature);

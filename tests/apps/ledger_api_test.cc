@@ -331,6 +331,7 @@ TEST(LedgerJson, PageTextMatchesTheDom) {
       e.payload.resize(next() % 40);
       for (auto& b : e.payload) b = static_cast<std::uint8_t>(next());
       e.content_type = strings[next() % strings.size()];
+      e.flags = static_cast<std::uint8_t>(next() % 4);
       e.created_block = numbers[next() % numbers.size()];
       e.updated_block = next();
       e.expires_block = numbers[next() % numbers.size()];
@@ -346,9 +347,9 @@ TEST(LedgerJson, PageTextMatchesTheDom) {
       page.entities.push_back(std::move(e));
     }
     // Every projection: each column on or off (at least one on).
-    const unsigned mask = round == 1 ? 0x7fu : 1u + static_cast<unsigned>(next() % 127);
-    ledger::Projection p{(mask & 1) != 0,  (mask & 2) != 0,  (mask & 4) != 0, (mask & 8) != 0,
-                         (mask & 16) != 0, (mask & 32) != 0, (mask & 64) != 0};
+    const unsigned mask = round == 1 ? 0xffu : 1u + static_cast<unsigned>(next() % 255);
+    ledger::Projection p{(mask & 1) != 0,  (mask & 2) != 0,  (mask & 4) != 0,  (mask & 8) != 0,
+                         (mask & 16) != 0, (mask & 32) != 0, (mask & 64) != 0, (mask & 128) != 0};
     const std::string dom =
         lj::ToJson(page, p).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const std::string text = lj::ToJsonText(page, p);

@@ -382,6 +382,129 @@ TEST_P(LedgerTest, NonOwnerExpiredAndExtendRules) {
   EXPECT_EQ(ext.status.code(), Code::kFailedPrecondition);
 }
 
+// Creation flags (Arkiv 0.8.1): readonly refuses every update, by the owner too, and leaves
+// extend, transfer and delete to the owner; permissionlessExtension lets anyone extend, and
+// nothing else. Flags are fixed at creation: they survive extend and transfer, they are read
+// back on every path (get, query, projection) and they are part of the entity hash.
+TEST_P(LedgerTest, CreationFlags) {
+  Open();
+  Wallet alice, bob, carol;
+  CreateOp ro = Create(Head() + 50, {Attribute::Num("n", 1)});
+  ro.flags = kFlagReadonly;
+  CreateOp open = Create(Head() + 50, {Attribute::Num("n", 2)});
+  open.flags = kFlagPermissionlessExtension;
+  CreateOp both = Create(Head() + 50, {Attribute::Num("n", 3)});
+  both.flags = kFlagReadonly | kFlagPermissionlessExtension;
+  const EntityKey k_ro = MustCreate(alice, ro);
+  const EntityKey k_open = MustCreate(alice, open);
+  const EntityKey k_both = MustCreate(alice, both);
+  const EntityKey k_plain = MustCreate(alice, Create(Head() + 50));
+  EXPECT_EQ(Get(k_ro)->flags, kFlagReadonly);
+  EXPECT_EQ(Get(k_open)->flags, kFlagPermissionlessExtension);
+  EXPECT_EQ(Get(k_both)->flags, kFlagReadonly | kFlagPermissionlessExtension);
+  EXPECT_EQ(Get(k_plain)->flags, 0u);
+
+  auto patch = [](const EntityKey& k) {
+    UpdateOp u;
+    u.key = k;
+    u.set = {Attribute::Num("n", 9)};
+    return u;
+  };
+  // Readonly: the owner's update fails and changes nothing; a non-owner's fails on ownership.
+  const std::uint64_t before = Head();
+  auto r = Submit(alice, {patch(k_ro)});
+  EXPECT_EQ(r.status.code(), Code::kFailedPrecondition);
+  EXPECT_NE(r.status.message().find("read-only"), std::string::npos) << r.status.ToString();
+  EXPECT_EQ(r.failed_op, std::optional<std::size_t>(0));
+  EXPECT_EQ(Submit(bob, {patch(k_ro)}).status.code(), Code::kPermissionDenied);
+  EXPECT_EQ(Submit(alice, {patch(k_both)}).status.code(), Code::kFailedPrecondition);
+  EXPECT_EQ(Head(), before);
+  EXPECT_EQ(Get(k_ro)->attributes, (std::vector<Attribute>{Attribute::Num("n", 1)}));
+  // A transaction that updates a readonly entity after a valid operation leaves no trace.
+  auto mixed = Submit(alice, {patch(k_plain), patch(k_ro)});
+  EXPECT_EQ(mixed.failed_op, std::optional<std::size_t>(1));
+  EXPECT_TRUE(Get(k_plain)->attributes.empty());
+  // The owner may still extend a readonly entity; others may not (no permissionless flag).
+  EXPECT_TRUE(Submit(alice, {ExtendOp{k_ro, Head() + 60}}).status.ok());
+  EXPECT_EQ(Submit(bob, {ExtendOp{k_ro, Head() + 70}}).status.code(), Code::kPermissionDenied);
+  EXPECT_EQ(Submit(bob, {ExtendOp{k_plain, Head() + 70}}).status.code(), Code::kPermissionDenied);
+
+  // Permissionless extension: anyone extends; the owner stays; the expiry rules still hold.
+  auto ext = Submit(bob, {ExtendOp{k_open, Head() + 80}});
+  ASSERT_TRUE(ext.status.ok()) << ext.status.ToString();
+  EXPECT_EQ(Get(k_open)->expires_block, Head() + 79);  // one block sealed since
+  EXPECT_EQ(Get(k_open)->owner, alice.address());
+  EXPECT_EQ(Submit(carol, {ExtendOp{k_open, Head() + 5}}).status.code(),
+            Code::kFailedPrecondition);  // not greater than the current expiry
+  EXPECT_TRUE(Submit(carol, {ExtendOp{k_both, Head() + 90}}).status.ok());
+  // ...and nothing else: update, transfer and delete stay the owner's.
+  EXPECT_EQ(Submit(bob, {patch(k_open)}).status.code(), Code::kPermissionDenied);
+  TransferOp steal;
+  steal.key = k_open;
+  steal.new_owner = bob.address();
+  EXPECT_EQ(Submit(bob, {steal}).status.code(), Code::kPermissionDenied);
+  EXPECT_EQ(Submit(bob, {DeleteOp{k_open}}).status.code(), Code::kPermissionDenied);
+  EXPECT_TRUE(Submit(alice, {patch(k_open)}).status.ok());
+
+  // Flags survive transfer; the new owner of a readonly entity cannot update it either, and
+  // may delete it.
+  TransferOp give;
+  give.key = k_ro;
+  give.new_owner = bob.address();
+  ASSERT_TRUE(Submit(alice, {give}).status.ok());
+  EXPECT_EQ(Get(k_ro)->flags, kFlagReadonly);
+  EXPECT_EQ(Submit(bob, {patch(k_ro)}).status.code(), Code::kFailedPrecondition);
+  EXPECT_TRUE(Submit(bob, {DeleteOp{k_ro}}).status.ok());
+  EXPECT_FALSE(Get(k_ro).has_value());
+
+  // Read back through a query and a projection; left out, the flags read as 0.
+  QueryOptions o;
+  o.projection = Projection::KeysOnly();
+  o.projection.flags = true;
+  auto page = ledger_->Query("n = 3", o);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->entities.size(), 1u);
+  EXPECT_EQ(page->entities[0].flags, kFlagReadonly | kFlagPermissionlessExtension);
+  o.projection.flags = false;
+  page = ledger_->Query("n = 3", o);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->entities[0].flags, 0u);
+  // Unknown flag bits are refused before anything runs.
+  CreateOp bad = Create(Head() + 10);
+  bad.flags = 4;
+  Transaction tx;
+  tx.chain_id = 42;
+  tx.nonce = alice.nonce;
+  tx.ops = {bad};
+  EXPECT_EQ(SignEd25519(tx, alice.key, limits_).status().code(), Code::kInvalidArgument);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// $contentType filters on the entity's content type: =, IN, NOT IN and glob; alone it scans,
+// beside an attribute equality it filters what the index finds.
+TEST_P(LedgerTest, ContentTypeFilter) {
+  Open();
+  Wallet a;
+  const char* types[] = {"application/json", "image/png", "image/jpeg", "text/plain"};
+  for (std::uint64_t i = 0; i < 8; ++i) {
+    CreateOp c = Create(Head() + 100, {Attribute::Num("n", i % 2)});
+    c.content_type = types[i % 4];
+    MustCreate(a, c);
+  }
+  EXPECT_EQ(CountOf("$contentType = \"image/png\""), 2u);
+  EXPECT_EQ(CountOf("$contentType IN (\"image/png\", \"text/plain\")"), 4u);
+  EXPECT_EQ(CountOf("$contentType NOT IN (\"image/png\")"), 6u);
+  EXPECT_EQ(CountOf("$contentType ~ \"image/*\""), 4u);
+  EXPECT_EQ(CountOf("$contentType !~ \"image/*\""), 4u);
+  EXPECT_EQ(CountOf("$contentType ~ \"*/j*\""), 4u);  // json and jpeg
+  EXPECT_EQ(CountOf("n = 1 && $contentType ~ \"image/*\""), 2u);
+  EXPECT_EQ(CountOf("NOT ($contentType = \"image/jpeg\") && n = 0"), 2u);
+  EXPECT_EQ(Keys("$contentType = \"application/json\"").size(), 2u);
+  // Strings only, and no ranges.
+  EXPECT_EQ(ledger_->Count("$contentType = 3").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(ledger_->Count("$contentType > \"a\"").status().code(), Code::kInvalidArgument);
+}
+
 TEST_P(LedgerTest, MaxLifetime) {
   limits_.max_lifetime_blocks = 10;
   Open();
@@ -1254,6 +1377,70 @@ TEST_P(PersistentLedgerTest, RowsWithoutAttributeCopyReadFromTheIndexRows) {
   EXPECT_NE(ledger_->VerifyChain().message().find("differ"), std::string::npos);
 }
 
+// A chain written before creation flags existed: its transactions are in format 1 and its
+// store has no flags column (an old SQLite file, format 2, gets it at open; PostgreSQL adds it
+// with the schema). It keeps verifying, reads its entities with flags 0, accepts format-1
+// transactions still, and takes flagged entities beside the old ones.
+TEST_P(PersistentLedgerTest, ChainsFromBeforeCreationFlagsKeepWorking) {
+  Open();
+  Wallet a;
+  auto sign_v1 = [&](std::vector<Operation> ops) {
+    Transaction tx;
+    tx.chain_id = 42;
+    tx.nonce = a.nonce;
+    tx.ops = std::move(ops);
+    const Bytes body = EncodeBody(tx, SigScheme::kEd25519, a.key.public_key(), kTxFormatV1);
+    const auto sig = a.key.Sign(Concat({AsBytes("veil.ledger.tx.v1"), body}));
+    Writer w;
+    w.Fixed(body).VarBytes(sig);
+    return std::move(w).Take();
+  };
+  const Bytes v1 = sign_v1({Create(100, {Attribute::Num("n", 1)})});
+  ASSERT_EQ(v1[2], kTxFormatV1);
+  auto r = ledger_->Submit(v1);
+  ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
+  ++a.nonce;
+  const EntityKey old_key = r->created.at(0);
+  if (IsPostgres()) {
+    ledger_.reset();
+    EXPECT_EQ(PgPeek(schema_).Exec("ALTER TABLE entities DROP COLUMN flags"), 0);
+  } else {
+    ledger_.reset();
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db,
+                           "ALTER TABLE entities DROP COLUMN flags; UPDATE meta SET value = 2 "
+                           "WHERE name = 'format'",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  Open();
+  EXPECT_EQ(Get(old_key)->flags, 0u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  auto receipt = ledger_->GetReceipt(TxHash(v1));
+  ASSERT_TRUE(receipt.ok() && receipt->has_value());
+  EXPECT_EQ((*receipt)->created, std::vector<EntityKey>{old_key});
+  // A format-1 update still lands; a flagged create lands beside it.
+  UpdateOp u;
+  u.key = old_key;
+  u.set = {Attribute::Num("n", 2)};
+  r = ledger_->Submit(sign_v1({u}));
+  ASSERT_TRUE(r.ok() && r->status.ok());
+  ++a.nonce;
+  CreateOp ro = Create(100, {Attribute::Num("n", 3)});
+  ro.flags = kFlagReadonly;
+  const EntityKey new_key = MustCreate(a, ro);
+  EXPECT_EQ(Get(new_key)->flags, kFlagReadonly);
+  EXPECT_EQ(Get(old_key)->attributes, std::vector<Attribute>{Attribute::Num("n", 2)});
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // Reopened, both read back the same.
+  Open();
+  EXPECT_EQ(Get(new_key)->flags, kFlagReadonly);
+  EXPECT_EQ(Get(old_key)->flags, 0u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 // A SQLite file of a later format than this build's is refused at open, and left as it is.
 TEST_P(PersistentLedgerTest, NewerSqliteFileFormatIsRefused) {
   if (IsPostgres()) GTEST_SKIP() << "SQLite only";
@@ -1261,13 +1448,13 @@ TEST_P(PersistentLedgerTest, NewerSqliteFileFormatIsRefused) {
   Wallet a;
   MustCreate(a, Create(100));
   ledger_.reset();
-  Tamper(path_, "UPDATE meta SET value = 3 WHERE name = 'format'");
+  Tamper(path_, "UPDATE meta SET value = 4 WHERE name = 'format'");
   auto store = OpenStore();
   ASSERT_FALSE(store.ok());
   EXPECT_EQ(store.status().code(), Code::kFailedPrecondition);
-  EXPECT_NE(store.status().message().find("format 3"), std::string::npos)
+  EXPECT_NE(store.status().message().find("format 4"), std::string::npos)
       << store.status().ToString();
-  Tamper(path_, "UPDATE meta SET value = 2 WHERE name = 'format'");
+  Tamper(path_, "UPDATE meta SET value = 3 WHERE name = 'format'");
   Open();
   EXPECT_EQ(CountOf("*"), 1u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());

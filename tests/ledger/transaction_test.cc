@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "veil/base/codec.h"
+#include "veil/crypto/hash.h"
 
 namespace veil::ledger {
 namespace {
@@ -61,9 +64,11 @@ TEST(LedgerTx, DecoderRejectsNonCanonical) {
   for (std::size_t n = 0; n < enc.size(); n += 7) {
     EXPECT_FALSE(Decode(ByteView(enc).first(n), kLimits).ok()) << n;
   }
-  Bytes bad_version = enc;
-  bad_version[2] = 2;
-  EXPECT_FALSE(Decode(bad_version, kLimits).ok());
+  for (const std::uint8_t v : {std::uint8_t{0}, std::uint8_t{3}, std::uint8_t{255}}) {
+    Bytes bad_version = enc;
+    bad_version[2] = v;
+    EXPECT_FALSE(Decode(bad_version, kLimits).ok()) << int{v};
+  }
   Bytes bad_scheme = enc;
   bad_scheme[11] = 9;  // after tag(2) version(1) chain id(8)
   EXPECT_FALSE(Decode(bad_scheme, kLimits).ok());
@@ -155,7 +160,7 @@ TEST(LedgerTx, EveryLimit) {
 
 TEST(LedgerTx, EncodedSizesMatchTheNote) {
   // docs/notes/ledger.md: a one-create transaction with a 1-byte payload, a 24-byte content type
-  // and no attributes is 156 bytes; a numeric attribute adds 10 + name, a string 3 + name + value.
+  // and no attributes is 157 bytes; a numeric attribute adds 10 + name, a string 3 + name + value.
   const auto key = crypto::Ed25519SigningKey::Generate();
   Transaction tx;
   tx.chain_id = 1;
@@ -164,13 +169,68 @@ TEST(LedgerTx, EncodedSizesMatchTheNote) {
   c.content_type = "application/octet-stream";
   c.payload = {1};
   tx.ops = {c};
-  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 156u);
+  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 157u);
   c.attributes = {Attribute::Num("abc", 1)};
   tx.ops = {c};
-  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 156u + 10 + 3);
+  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 157u + 10 + 3);
   c.attributes = {Attribute::Str("abc", "hello")};
   tx.ops = {c};
-  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 156u + 3 + 3 + 5);
+  EXPECT_EQ(SignEd25519(tx, key, kLimits)->size(), 157u + 3 + 3 + 5);
+}
+
+// Creation flags travel in format 2; format 1 (no flags byte) is still decoded, verified and
+// re-encoded byte for byte; unknown flag bits are refused.
+TEST(LedgerTx, FormatsAndCreationFlags) {
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  Transaction tx = SampleTx();
+  std::get<CreateOp>(tx.ops[0]).flags = kFlagReadonly | kFlagPermissionlessExtension;
+  const Bytes enc = *SignEd25519(tx, key, kLimits);
+  EXPECT_EQ(enc[2], kTxFormat);
+  auto dec = Decode(enc, kLimits);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  EXPECT_EQ(dec->format, kTxFormat);
+  EXPECT_EQ(std::get<CreateOp>(dec->tx.ops[0]).flags, 3u);
+  EXPECT_EQ(Encode(*dec), enc);
+  EXPECT_TRUE(VerifySignature(*dec).ok());
+  // The flags are signed: another value breaks the signature (the byte after expires u64).
+  const std::size_t flags_at = 3 + 8 + 1 + 1 + 32 + 8 + 1 + 1 + 8;
+  ASSERT_EQ(enc[flags_at], 3u);
+  Bytes other = enc;
+  other[flags_at] = kFlagReadonly;
+  auto dec_other = Decode(other, kLimits);
+  ASSERT_TRUE(dec_other.ok());
+  EXPECT_FALSE(VerifySignature(*dec_other).ok());
+  for (const std::uint8_t bad :
+       {std::uint8_t{4}, std::uint8_t{8}, std::uint8_t{128}, std::uint8_t{255}}) {
+    Bytes unknown = enc;
+    unknown[flags_at] = bad;
+    EXPECT_EQ(Decode(unknown, kLimits).status().code(), Code::kInvalidArgument) << int{bad};
+  }
+
+  // A format-1 transaction, signed over its format-1 body as a build before flags did.
+  const Transaction plain = SampleTx();
+  const Bytes body = EncodeBody(plain, SigScheme::kEd25519, key.public_key(), kTxFormatV1);
+  ASSERT_EQ(body[2], kTxFormatV1);
+  const auto sig = key.Sign(Concat({AsBytes("veil.ledger.tx.v1"), body}));
+  Writer w;
+  w.Fixed(body).VarBytes(sig);
+  const Bytes v1 = std::move(w).Take();
+  EXPECT_EQ(v1.size() + 1, SignEd25519(plain, key, kLimits)->size());  // one create, one byte
+  auto old = Decode(v1, kLimits);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->format, kTxFormatV1);
+  EXPECT_EQ(std::get<CreateOp>(old->tx.ops[0]).flags, 0u);
+  EXPECT_TRUE(VerifySignature(*old).ok());
+  EXPECT_EQ(Encode(*old), v1);
+  EXPECT_EQ(old->tx.ops.size(), 5u);
+  // The same body read as format 2 does not decode or does not verify.
+  Bytes as_v2 = v1;
+  as_v2[2] = kTxFormat;
+  auto mis = Decode(as_v2, kLimits);
+  EXPECT_TRUE(!mis.ok() || !VerifySignature(*mis).ok());
+  // Format 1 cannot carry flags: a body asked for in format 1 with flags comes out in format 2,
+  // so no format-1 signature ever covers a transaction with flags.
+  EXPECT_EQ(EncodeBody(tx, SigScheme::kEd25519, key.public_key(), kTxFormatV1)[2], kTxFormat);
 }
 
 TEST(LedgerTx, SignatureBinding) {
@@ -248,6 +308,38 @@ TEST(LedgerTx, GasAndKeys) {
   const Address a = AddressOf(SigScheme::kEd25519, key.public_key());
   EXPECT_NE(DeriveEntityKey(1, a, 0), DeriveEntityKey(1, a, 1));
   EXPECT_NE(DeriveEntityKey(1, a, 0), DeriveEntityKey(2, a, 0));
+}
+
+// The entity hash is the documented layout (docs/notes/ledger.md, "Hashing"), rebuilt here from
+// the note: without flags the v1 form every entity had before flags existed (so old chains keep
+// verifying), with flags the v2 label and the flags byte after the creator.
+TEST(LedgerTx, EntityHashFollowsTheNote) {
+  Entity e;
+  for (std::size_t i = 0; i < e.key.size(); ++i) e.key[i] = static_cast<std::uint8_t>(i);
+  e.owner.fill(0xAA);
+  e.creator.fill(0xBB);
+  e.content_type = "text/plain";
+  e.payload = {1, 2, 3};
+  e.attributes = {Attribute::Num("a", 5), Attribute::Str("b", "x")};
+  e.created_block = 7;
+  e.updated_block = 8;
+  e.expires_block = 9;
+  e.last_change = 99;  // not hashed
+  auto expected = [&](std::string_view label, std::optional<std::uint8_t> flags) {
+    Writer w;
+    w.Fixed(AsBytes(label)).Fixed(e.key).Fixed(e.owner).Fixed(e.creator);
+    if (flags) w.U8(*flags);
+    w.U64(7).U64(8).U64(9).String("text/plain").Fixed(crypto::Sha256(e.payload));
+    w.Varint(2).String("a").U8(3).U64(5).String("b").U8(8).String("x");
+    const auto d = crypto::Sha256(w.bytes());
+    return Hash32(d);
+  };
+  EXPECT_EQ(EntityHash(e), expected("veil.ledger.entity.v1", std::nullopt));
+  e.flags = kFlagReadonly;
+  EXPECT_EQ(EntityHash(e), expected("veil.ledger.entity.v2", kFlagReadonly));
+  const Hash32 readonly = EntityHash(e);
+  e.flags = kFlagPermissionlessExtension;
+  EXPECT_NE(EntityHash(e), readonly);
 }
 
 }  // namespace

@@ -58,12 +58,21 @@ struct Attribute {
   friend bool operator==(const Attribute&, const Attribute&) = default;
 };
 
+// Creation flags (Arkiv 0.8.1's `creationFlags`), fixed when the entity is created: no operation
+// changes them. kReadonly: the entity cannot be updated (its payload, content type and
+// attributes stay as created; it may still be extended, transferred and deleted by its owner).
+// kPermissionlessExtension: anyone may extend it, not only its owner.
+inline constexpr std::uint8_t kFlagReadonly = 1;
+inline constexpr std::uint8_t kFlagPermissionlessExtension = 2;
+inline constexpr std::uint8_t kKnownFlags = kFlagReadonly | kFlagPermissionlessExtension;
+
 // The full state of an entity. `id` is the store's sequential integer id (0 until stored).
 struct Entity {
   std::int64_t id = 0;
   EntityKey key{};
   Address owner{};
   Address creator{};
+  std::uint8_t flags = 0;  // kFlag*
   std::string content_type;
   Bytes payload;
   std::vector<Attribute> attributes;  // sorted strictly ascending by name
@@ -76,7 +85,9 @@ struct Entity {
 };
 
 // H("veil.ledger.entity.v1" || key || owner || creator || created || updated || expires ||
-//   content type || SHA-256(payload) || attributes): the entity hash in the change set.
+//   content type || SHA-256(payload) || attributes): the entity hash in the change set, for an
+// entity without flags; with flags the label is "veil.ledger.entity.v2" and the flags byte
+// follows the creator (so every entity hashed before flags existed keeps its hash).
 Hash32 EntityHash(const Entity& e);
 
 // The attributes' binary form (a varint count, then each name, type byte and value), in a

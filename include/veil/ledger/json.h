@@ -32,7 +32,7 @@ Json ToJson(const Attribute& a);
 Result<Attribute> AttributeFromJson(const Json& j);
 
 // Arkiv's `select`: a list of column names among key, owner, creator, blocks (createdAt,
-// updatedAt and expiresAt together), contentType, payload, attributes.
+// updatedAt and expiresAt together), contentType, payload, attributes, creationFlags.
 Json ToJson(const Projection& p);
 Result<Projection> ProjectionFromJson(const Json& j);
 

@@ -9,7 +9,9 @@
 //   expr      := and-terms joined by "||" / "OR" / "or"; terms joined by "&&" / "AND" / "and";
 //                "NOT" "(" expr ")" / "!" "(" expr ")" / "(" expr ")" / predicate
 // Fields are attribute names or the meta fields $key, $owner, $creator, $expiresAt (alias
-// $expiration) and $createdAtBlock (alias $createdAt). Literals: "double-quoted" strings (escapes
+// $expiration), $createdAtBlock (alias $createdAt) and $contentType (=, IN, NOT IN and glob on
+// strings; not indexed: it filters the rows something else finds, or scans). Literals:
+// "double-quoted" strings (escapes
 // \" and \\), unsigned 64-bit decimals, 0x-hex (64 digits for keys, 40 for addresses). A
 // predicate matches only attributes of the literal's type. Errors carry the byte offset.
 //
@@ -36,6 +38,7 @@ enum class Field : std::uint8_t {
   kCreator,
   kExpiresAt,
   kCreatedAtBlock,
+  kContentType,
 };
 
 enum class CmpOp : std::uint8_t { kEq, kLt, kLe, kGt, kGe, kIn, kNotIn, kGlob, kNotGlob };

@@ -95,7 +95,8 @@ struct Projection {
   bool content_type = true;
   bool payload = true;
   bool attributes = true;
-  static Projection KeysOnly() { return {true, false, false, false, false, false, false}; }
+  bool flags = true;  // creation flags (Arkiv's `creationFlags`)
+  static Projection KeysOnly() { return {true, false, false, false, false, false, false, false}; }
   static Projection All() { return {}; }
 };
 

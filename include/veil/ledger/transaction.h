@@ -34,6 +34,7 @@ enum class OpKind : std::uint8_t {
 
 struct CreateOp {
   std::uint64_t expires_block = 0;  // absolute; must lie after the block the tx lands in
+  std::uint8_t flags = 0;           // kFlagReadonly | kFlagPermissionlessExtension (entity.h)
   std::string content_type;
   Bytes payload;
   std::vector<Attribute> attributes;  // sorted by name
@@ -72,10 +73,17 @@ struct Transaction {
   std::vector<Operation> ops;
 };
 
+// Encoding formats: 2 (current) carries a flags byte in each create; 1 (before creation flags)
+// has none, and is still decoded, verified and re-encoded byte for byte, so chains written
+// before flags existed keep verifying. Only format 2 is signed.
+inline constexpr std::uint8_t kTxFormatV1 = 1;
+inline constexpr std::uint8_t kTxFormat = 2;
+
 // A decoded, signature-carrying transaction. The signature is not checked by Decode: call
 // VerifySignature (the ledger does).
 struct SignedTransaction {
   Transaction tx;
+  std::uint8_t format = kTxFormat;  // the encoding it was decoded from (kTxFormat*)
   SigScheme scheme = SigScheme::kEd25519;
   Bytes public_key;
   Bytes signature;
@@ -87,8 +95,10 @@ struct SignedTransaction {
 Status ValidateTransaction(const Transaction& tx, const Limits& limits);
 
 // The signed body: everything except the signature. Its bytes are what the key signs, after the
-// label "veil.ledger.tx.v1".
-Bytes EncodeBody(const Transaction& tx, SigScheme scheme, ByteView public_key);
+// label "veil.ledger.tx.v1". Format 1 cannot carry flags: a create with flags is written in
+// format 2 whatever `format` says (so a signature over a format 1 body never covers flags).
+Bytes EncodeBody(const Transaction& tx, SigScheme scheme, ByteView public_key,
+                 std::uint8_t format = kTxFormat);
 Bytes Encode(const SignedTransaction& stx);
 Result<SignedTransaction> Decode(ByteView encoded, const Limits& limits);
 
