@@ -485,7 +485,11 @@ Status Ledger::RefreshLocked(bool* moved) {
 }
 
 Result<ChainState> Ledger::LoadSharedState(Store& store) const {
-  VEIL_ASSIGN_OR_RETURN(auto st, store.LoadState());
+  return CheckSharedState(store.LoadState());
+}
+
+Result<ChainState> Ledger::CheckSharedState(Result<std::optional<ChainState>> loaded) const {
+  VEIL_ASSIGN_OR_RETURN(auto st, std::move(loaded));
   if (!st) return DataLoss("the chain vanished from the store");
   if (st->head.chain_id != options_.chain_id) {
     return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
@@ -751,6 +755,7 @@ EntityKey Ledger::PredictKey(const Address& creator, std::uint64_t create_nonce)
 Result<std::optional<Entity>> Ledger::Get(const EntityKey& key, const Projection& projection) {
   std::optional<Entity> out;
   VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    out.reset();
     VEIL_ASSIGN_OR_RETURN(auto found, store.GetEntities({key}));
     if (!found.empty() && found[0].expires_block > head.number) out = std::move(found[0]);
     return Status::Ok();
@@ -834,8 +839,9 @@ Result<CountResult> Ledger::Count(std::string_view text) {
   const QueryLimits& ql = options_.limits.query;
   VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, ql));
   CountResult out;
-  out.cost.query_units = 1 + query::CountPredicates(expr);
   VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    out = CountResult{};
+    out.cost.query_units = 1 + query::CountPredicates(expr);
     out.block = head.number;
     if (expr.kind == query::Expr::Kind::kAll) {
       VEIL_ASSIGN_OR_RETURN(out.count, store.LiveCount(out.block));

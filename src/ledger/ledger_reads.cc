@@ -51,30 +51,39 @@ void Ledger::ReturnReader(std::unique_ptr<Store> reader) {
   readers_.returned.notify_one();
 }
 
-Status Ledger::RunRead(const std::function<Status(Store&, const BlockHeader&)>& read) {
+Status Ledger::RunRead(const ReadFn& read) {
   std::unique_ptr<Store> reader = TakeReader();
   if (reader == nullptr) {
     std::lock_guard<std::mutex> lock(mu_);
-    VEIL_RETURN_IF_ERROR(RefreshLocked());
-    return read(*store_, state_.head);
+    if (!store_->MayHaveOtherWriters()) return read(*store_, state_.head);
+    // As RefreshLocked: the database's state becomes the node's.
+    return ReadCarryingState(*store_, state_.head, read,
+                             [this](const ChainState& st) { AdoptStateLocked(st); });
   }
   struct Lease {
     Ledger* ledger;
     std::unique_ptr<Store>* reader;
     ~Lease() { ledger->ReturnReader(std::move(*reader)); }
   } lease{this, &reader};
-  BlockHeader head;
-  if (reader->MayHaveOtherWriters()) {
-    // The database's head, as RefreshLocked reads it; the node's own state follows when its
-    // writer is idle (a busy writer reloads the head itself if another node moved it).
-    VEIL_ASSIGN_OR_RETURN(const ChainState st, LoadSharedState(*reader));
-    head = st.head;
+  if (!reader->MayHaveOtherWriters()) return read(*reader, Head());
+  // The node's own state follows the database's when its writer is idle (a busy writer reloads
+  // the head itself if another node moved it).
+  return ReadCarryingState(*reader, Head(), read, [this](const ChainState& st) {
     std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
     if (lock.owns_lock() && st.head.number > state_.head.number) AdoptStateLocked(st);
-  } else {
-    head = Head();
-  }
-  return read(*reader, head);
+  });
+}
+
+Status Ledger::ReadCarryingState(Store& store, const BlockHeader& known, const ReadFn& read,
+                                 const std::function<void(const ChainState&)>& adopt) {
+  // One round trip when the head has not moved (the usual case: this node wrote the last block,
+  // or no block came since its last read); the read it replaced took two, the head's and its own.
+  store.CarryStateWithNextRead();
+  const Status first = read(store, known);
+  VEIL_ASSIGN_OR_RETURN(const ChainState st, CheckSharedState(store.TakeCarriedState()));
+  if (st.head == known) return first;
+  adopt(st);
+  return read(store, st.head);
 }
 
 Result<BlockHeader> Ledger::FreshHead() {
@@ -89,6 +98,7 @@ Result<BlockHeader> Ledger::FreshHead() {
 Result<std::optional<BlockInfo>> Ledger::GetBlock(std::uint64_t number) {
   std::optional<BlockInfo> out;
   VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    out.reset();
     if (number > head.number) return Status::Ok();
     VEIL_ASSIGN_OR_RETURN(auto h, store.GetBlock(number));
     if (!h) return DataLoss("block " + std::to_string(number) + " is missing from the store");
@@ -107,6 +117,8 @@ Result<std::optional<TxReceipt>> Ledger::GetReceipt(const Hash32& tx_hash) {
   std::vector<StoredTx> txs;
   std::vector<Change> changes;
   VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    txs.clear();
+    changes.clear();
     VEIL_ASSIGN_OR_RETURN(found, store.FindTx(tx_hash, head.number));
     if (!found) return Status::Ok();
     VEIL_ASSIGN_OR_RETURN(txs, store.GetBlockTxs(found->block));

@@ -551,6 +551,7 @@ class PostgresStore final : public Store {
   }
 
   bool MayHaveOtherWriters() const override { return true; }
+  std::uint64_t RoundTrips() const override { return round_trips_; }
 
   Result<std::unique_ptr<Store>> OpenReader() override {
     auto r = std::make_unique<PostgresStore>(options_, /*reader=*/true);
@@ -573,16 +574,32 @@ class PostgresStore final : public Store {
 
   // Prepared once: every read of a node that may share the chain refreshes the head with it, and
   // planning the join on each call cost more than running it.
+  static constexpr const char* kLoadStateSql =
+      "SELECT h.number, h.next_entity_id, h.next_change_seq, h.stored_entities, b.chain_id, "
+      "b.number, b.parent, b.timestamp_ms, b.tx_root, b.changeset, b.tx_count, b.change_count, "
+      "b.gas_used, b.hash FROM chain_head h LEFT JOIN blocks b ON b.number = h.number WHERE "
+      "h.id = 1";
   Result<std::optional<ChainState>> LoadState() override {
-    VEIL_ASSIGN_OR_RETURN(
-        auto r,
-        ExecCached("SELECT h.number, h.next_entity_id, h.next_change_seq, h.stored_entities, "
-                   "b.chain_id, b.number, b.parent, b.timestamp_ms, b.tx_root, b.changeset, "
-                   "b.tx_count, b.change_count, b.gas_used, b.hash FROM chain_head h LEFT JOIN "
-                   "blocks b ON b.number = h.number WHERE h.id = 1",
-                   {}));
-    if (PQntuples(r.get()) == 0) return std::optional<ChainState>();
-    Row row(r.get(), 0);
+    VEIL_ASSIGN_OR_RETURN(auto r, ExecCached(kLoadStateSql, {}, /*may_carry=*/false));
+    return ParseState(r.get());
+  }
+
+  // The next read statement (ExecCached, ExecPlannedPerCall) goes in one pipeline behind the
+  // state's statement: one round trip for both.
+  void CarryStateWithNextRead() override {
+    carry_state_ = true;
+    carried_.reset();
+  }
+  Result<std::optional<ChainState>> TakeCarriedState() override {
+    carry_state_ = false;
+    if (carried_ == nullptr) return LoadState();
+    const ResultPtr r = std::move(carried_);
+    return ParseState(r.get());
+  }
+
+  static Result<std::optional<ChainState>> ParseState(const PGresult* r) {
+    if (PQntuples(r) == 0) return std::optional<ChainState>();
+    Row row(r, 0);
     if (row.IsNull(4)) return DataLoss("head block missing");
     ChainState st;
     st.next_entity_id = row.Int(1);
@@ -1135,6 +1152,7 @@ class PostgresStore final : public Store {
         return ConnectionError("prepare");
       }
     }
+    ++round_trips_;
     if (PQpipelineSync(conn_) != 1) return ConnectionError("pipeline sync");
     std::string failure;
     for (int i = 0; i < kWriteStmtCount; ++i) {
@@ -1164,12 +1182,14 @@ class PostgresStore final : public Store {
 
   // Simple-protocol script (several statements; no parameters; no results kept).
   Status ExecScript(const std::string& sql) {
+    ++round_trips_;
     ResultPtr r(PQexec(conn_, sql.c_str()));
     if (r == nullptr) return ConnectionError("exec");
     const auto st = PQresultStatus(r.get());
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       const std::string m = PQresultErrorMessage(r.get());
       if (PQtransactionStatus(conn_) == PQTRANS_INERROR) {
+        ++round_trips_;
         ResultPtr rb(PQexec(conn_, "ROLLBACK"));
       }
       return Internal("postgres: " + m);
@@ -1213,6 +1233,7 @@ class PostgresStore final : public Store {
   Result<ResultPtr> ExecOnSession(const std::string& sql, const std::vector<PgParam>& params,
                                   bool binary) {
     ParamArrays a(params);
+    ++round_trips_;
     ResultPtr r(PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), a.types.data(),
                              a.values.data(), a.lengths.data(), a.formats.data(), binary ? 1 : 0));
     if (r == nullptr) return ConnectionError("exec");
@@ -1228,54 +1249,94 @@ class PostgresStore final : public Store {
   // and a driven count's correction a full scan (seconds) against a 0.3 ms index probe. Planning
   // costs about 1 ms, paid for a plan that fits.
   Result<ResultPtr> ExecPlannedPerCall(const std::string& sql, const std::vector<PgParam>& params) {
-    return Exec(sql, params);
+    if (!carry_state_) return Exec(sql, params);
+    VEIL_RETURN_IF_ERROR(EnsureConnected());
+    VEIL_RETURN_IF_ERROR(MakeRoom({kLoadStateSql}));
+    VEIL_ASSIGN_OR_RETURN(const std::string state, Prepared(kLoadStateSql, {}));
+    Step read;
+    read.sql = sql.c_str();
+    read.params = params;
+    return ExecReadSteps(std::move(read), /*generic=*/false, &state);
   }
 
-  // A reader's named read (ExecCached): its prepared statement behind a transaction-local
-  // force_generic_plan, in one pipeline (one round trip; the Sync ends the implicit transaction
-  // and the setting, so the session's unnamed statements keep their per-call plans). The named
-  // reads are index probes whose plan does not depend on the values; left to choose, a reader's
-  // fresh session re-planned a key lookup at every call (180-230 us a Get against 89 on the
-  // writer's session, which had settled on the generic plan).
-  Result<ResultPtr> ExecPreparedGeneric(const std::string& name,
-                                        const std::vector<PgParam>& params) {
-    std::vector<Step> steps(2);
-    steps[0].sql = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
-    steps[1].name = name;
-    steps[1].params = params;
+  // A read as one pipeline (one round trip): the state's statement first when `state` names it
+  // (its result kept for TakeCarriedState), then, for a reader's named read (`generic`), a
+  // transaction-local force_generic_plan (the Sync ends the implicit transaction and the
+  // setting, so the session's unnamed statements keep their per-call plans), then the read.
+  // The named reads are index probes whose plan does not depend on the values; left to choose,
+  // a reader's fresh session re-planned a key lookup at every call (180-230 us a Get against 89
+  // on the writer's session, which had settled on the generic plan).
+  Result<ResultPtr> ExecReadSteps(Step read, bool generic, const std::string* state) {
+    std::vector<Step> steps;
+    if (state != nullptr) {
+      carry_state_ = false;
+      steps.emplace_back();
+      steps.back().name = *state;
+    }
+    if (generic) {
+      steps.emplace_back();
+      steps.back().sql = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
+    }
+    steps.push_back(std::move(read));
     std::vector<ResultPtr> results;
     PipelineError err;
     VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
-    if (ok) return std::move(results[1]);
+    if (state != nullptr && (ok || err.step > 0)) carried_ = std::move(results[0]);
+    if (ok) return std::move(results.back());
     if (err.step < results.size()) return ResultError(results[err.step].get());
     return Internal("postgres: " + err.message);
   }
 
-  // One statement through a prepared statement cached by its SQL text (the first use prepares:
-  // one extra round trip per distinct query shape).
-  Result<ResultPtr> ExecCached(const std::string& sql, const std::vector<PgParam>& params) {
-    VEIL_RETURN_IF_ERROR(EnsureConnected());
+  // Query shapes vary (filters); the cache of prepared reads is bounded: when the statements
+  // `sqls` would not fit, the session starts afresh (no prepared statements; Setup prepares the
+  // write statements again).
+  Status MakeRoom(std::initializer_list<const char*> sqls) {
+    std::size_t needed = 0;
+    for (const char* sql : sqls) needed += read_cache_.count(sql) == 0 ? std::size_t{1} : 0;
+    if (read_cache_.size() + needed <= 512) return Status::Ok();
+    PQreset(conn_);
+    return Setup();
+  }
+  // The name of the prepared statement for `sql`, preparing it on first use (one round trip per
+  // distinct query shape).
+  Result<std::string> Prepared(const std::string& sql, const std::vector<PgParam>& params) {
     auto it = read_cache_.find(sql);
+    if (it != read_cache_.end()) return it->second;
     ParamArrays a(params);
-    if (it == read_cache_.end()) {
-      // Query shapes vary (filters); keep the cache bounded: a fresh session has no prepared
-      // statements, and Setup prepares the write statements again.
-      if (read_cache_.size() >= 512) {
-        PQreset(conn_);
-        VEIL_RETURN_IF_ERROR(Setup());
-      }
-      const std::string name = "veil_r" + std::to_string(next_read_stmt_++);
-      ResultPtr p(PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(params.size()),
-                            a.types.data()));
-      if (p == nullptr) return ConnectionError("prepare");
-      if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
-      it = read_cache_.emplace(sql, name).first;
+    const std::string name = "veil_r" + std::to_string(next_read_stmt_++);
+    ++round_trips_;
+    ResultPtr p(PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(params.size()),
+                          a.types.data()));
+    if (p == nullptr) return ConnectionError("prepare");
+    if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
+    read_cache_.emplace(sql, name);
+    return name;
+  }
+
+  // One statement through a prepared statement cached by its SQL text; with the state's
+  // statement before it in the same round trip when CarryStateWithNextRead asked (`may_carry`:
+  // false for the state's own read).
+  Result<ResultPtr> ExecCached(const std::string& sql, const std::vector<PgParam>& params,
+                               bool may_carry = true) {
+    VEIL_RETURN_IF_ERROR(EnsureConnected());
+    const bool carry = may_carry && carry_state_;
+    VEIL_RETURN_IF_ERROR(carry ? MakeRoom({sql.c_str(), kLoadStateSql}) : MakeRoom({sql.c_str()}));
+    std::string state;
+    if (carry) {
+      VEIL_ASSIGN_OR_RETURN(state, Prepared(kLoadStateSql, {}));
     }
+    VEIL_ASSIGN_OR_RETURN(const std::string name, Prepared(sql, params));
     // Without parameters there is only the generic plan.
-    if (reader_ && !params.empty()) {
-      return ExecPreparedGeneric(it->second, params);
+    const bool generic = reader_ && !params.empty();
+    if (carry || generic) {
+      Step read;
+      read.name = name;
+      read.params = params;
+      return ExecReadSteps(std::move(read), generic, carry ? &state : nullptr);
     }
-    ResultPtr r(PQexecPrepared(conn_, it->second.c_str(), static_cast<int>(params.size()),
+    ParamArrays a(params);
+    ++round_trips_;
+    ResultPtr r(PQexecPrepared(conn_, name.c_str(), static_cast<int>(params.size()),
                                a.values.data(), a.lengths.data(), a.formats.data(), 1));
     if (r == nullptr) return ConnectionError("exec");
     const auto st = PQresultStatus(r.get());
@@ -1295,12 +1356,14 @@ class PostgresStore final : public Store {
       ParamArrays a(s.params);
       const int n = static_cast<int>(s.params.size());
       const int ok = s.sql != nullptr
-                         ? PQsendQueryParams(conn_, s.sql, 0, nullptr, nullptr, nullptr, nullptr, 1)
+                         ? PQsendQueryParams(conn_, s.sql, n, a.types.data(), a.values.data(),
+                                             a.lengths.data(), a.formats.data(), 1)
                          : PQsendQueryPrepared(
                                conn_, (s.name.empty() ? WriteStmtName(s.stmt) : s.name).c_str(), n,
                                a.values.data(), a.lengths.data(), a.formats.data(), 1);
       if (ok != 1) return ConnectionError("pipeline send");
     }
+    ++round_trips_;
     if (PQpipelineSync(conn_) != 1) return ConnectionError("pipeline sync");
     bool failed = false;
     auto note_failure = [&](const PGresult* raw, std::size_t step) {
@@ -1343,6 +1406,7 @@ class PostgresStore final : public Store {
     // The Sync has rolled the implicit transaction back. A transaction still open (a pipeline
     // that began one explicitly, which ours do not) is ended here, at the cost of a round trip.
     if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+      ++round_trips_;
       ResultPtr rb(PQexec(conn_, "ROLLBACK"));
       if (PQtransactionStatus(conn_) != PQTRANS_IDLE) broken_ = true;
     }
@@ -1597,6 +1661,9 @@ class PostgresStore final : public Store {
   bool reader_ = false;
   PGconn* conn_ = nullptr;
   std::unordered_map<std::string, std::string> read_cache_;  // SQL text -> statement name
+  std::uint64_t round_trips_ = 0;                            // RoundTrips()
+  bool carry_state_ = false;  // CarryStateWithNextRead: the next read carries the state
+  ResultPtr carried_;         // the state's result from the read that carried it
   std::uint64_t next_read_stmt_ = 0;
   bool broken_ = false;  // the session needs a reset (and Setup) before the next use
 };

@@ -1489,6 +1489,100 @@ TEST_P(PersistentLedgerTest, ReopenContinuesTheChain) {
 // Two nodes (two Ledger objects, two connections) on one database, submitting from two threads:
 // the database serialises their blocks, the loser of each race executes again on the winner's
 // head, and the result is one chain holding every transaction exactly once.
+// A read is one round trip while the head stays where this node last saw it: the database's
+// head travels with the read's statement (Store::CarryStateWithNextRead); when another node has
+// moved it, the read runs again at the new head, and sees that node's block. The same holds on a
+// reader connection.
+TEST_P(PostgresLedgerTest, ReadsCarryTheHeadInOneRoundTrip) {
+  auto store = OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Store* writer = store->get();
+  LedgerOptions o;
+  o.chain_id = 42;
+  o.limits = limits_;
+  o.clock_ms = [this] { return ++clock_; };
+  o.read_connections = 0;  // reads on the writer's connection, whose round trips we count
+  auto opened = Ledger::Open(std::move(*store), o);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  ledger_ = std::move(opened).value();
+  Wallet a, b;
+  const EntityKey k =
+      MustCreate(a, Create(100, {Attribute::Num("n", 1), Attribute::Str("s", "x")}));
+  auto trips = [&](const std::function<void()>& f) {
+    const std::uint64_t before = writer->RoundTrips();
+    f();
+    return writer->RoundTrips() - before;
+  };
+  auto reads = [&] {
+    EXPECT_TRUE(Get(k).has_value());
+    EXPECT_EQ(CountOf("s = \"x\""), 1u);
+    EXPECT_EQ(CountOf("*"), 1u);
+    auto page = ledger_->Query("n >= 1 && n < 5");  // a range: planned per call
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    EXPECT_EQ(page->entities.size(), 1u);
+  };
+  reads();  // each shape is prepared on its first use
+  EXPECT_EQ(trips([&] { EXPECT_TRUE(Get(k).has_value()); }), 1u);
+  EXPECT_EQ(trips([&] { EXPECT_EQ(CountOf("s = \"x\""), 1u); }), 1u);
+  EXPECT_EQ(trips([&] { EXPECT_EQ(CountOf("*"), 1u); }), 1u);
+  EXPECT_EQ(trips([&] {
+              auto page = ledger_->Query("n >= 1 && n < 5");
+              ASSERT_TRUE(page.ok());
+              EXPECT_EQ(page->entities.size(), 1u);
+            }),
+            1u);
+  EXPECT_EQ(trips(reads), 4u);
+  // Another node writes: the next read finds the head moved and reads again (two round trips),
+  // seeing the new entity; the one after is back to one.
+  auto other = OpenLedger();
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  const auto landed = (*other)->Submit(Sign(b, {Create(100, {Attribute::Num("n", 2)})}, 0));
+  ASSERT_TRUE(landed.ok() && landed->status.ok());
+  EXPECT_EQ(trips([&] { EXPECT_EQ(CountOf("*"), 2u); }), 2u);
+  EXPECT_EQ(ledger_->Head().number, landed->block);
+  EXPECT_EQ(trips([&] { EXPECT_EQ(CountOf("*"), 2u); }), 1u);
+  const EntityKey k2 = landed->created.at(0);
+  auto moved = (*other)->Submit(Sign(b, {ExtendOp{k2, 200}}, 1));
+  ASSERT_TRUE(moved.ok() && moved->status.ok());
+  EXPECT_EQ(trips([&] { EXPECT_EQ(Get(k2)->expires_block, 200u); }), 2u);
+
+  // A reader connection: the state comes with the read, or alone when no read carried it.
+  auto reader = writer->OpenReader();
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  Store& r = **reader;
+  ASSERT_TRUE(r.GetEntities({k}).ok());  // prepares the read
+  ASSERT_TRUE(r.LoadState().ok());       // prepares the state's statement
+  std::uint64_t before = r.RoundTrips();
+  r.CarryStateWithNextRead();
+  auto got = r.GetEntities({k});
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->size(), 1u);
+  auto st = r.TakeCarriedState();
+  ASSERT_TRUE(st.ok() && st->has_value());
+  EXPECT_EQ((*st)->head, (*other)->Head());
+  EXPECT_EQ(r.RoundTrips() - before, 1u);
+  before = r.RoundTrips();
+  r.CarryStateWithNextRead();
+  st = r.TakeCarriedState();  // nothing carried it: read now
+  ASSERT_TRUE(st.ok() && st->has_value());
+  EXPECT_EQ((*st)->head, (*other)->Head());
+  EXPECT_EQ(r.RoundTrips() - before, 1u);
+  // A read that fails in the database still brings the state, and reports its own error.
+  auto bad = query::Parse("s ~ \"[z-a]\"", limits_.query);  // PostgreSQL refuses the range
+  ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+  QueryRequest q;
+  q.filter = &*bad;
+  q.at_block = (*st)->head.number;
+  r.CarryStateWithNextRead();
+  before = r.RoundTrips();
+  auto failed = r.Query(q);
+  EXPECT_EQ(failed.status().code(), Code::kInvalidArgument) << failed.status().ToString();
+  auto carried = r.TakeCarriedState();
+  ASSERT_TRUE(carried.ok() && carried->has_value());
+  EXPECT_EQ((*carried)->head, (*other)->Head());
+  EXPECT_EQ(r.RoundTrips() - before, 1u);
+}
+
 TEST_P(PostgresLedgerTest, TwoNodesShareOneChain) {
   Open();
   auto other = OpenLedger();

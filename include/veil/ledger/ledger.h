@@ -239,8 +239,15 @@ class Ledger {
   Result<QueryPage> QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,
                             const Hash32& digest, const QueryOptions& options) const;
   // Runs `read(store, head)` on a reader connection with the head it reads at, or on the writer's
-  // store under mu_ where there is none (ledger_reads.cc).
-  Status RunRead(const std::function<Status(Store&, const BlockHeader&)>& read);
+  // store under mu_ where there is none (ledger_reads.cc). `read` may run twice (the second run
+  // at a newer head), so it must set every output it has, not add to it.
+  using ReadFn = std::function<Status(Store&, const BlockHeader&)>;
+  Status RunRead(const ReadFn& read);
+  // Shared stores: `read` at the head this node knows, with the database's state read in the
+  // same round trip (Store::CarryStateWithNextRead); when the database's head is another, the
+  // state goes to `adopt` and `read` runs again at that head.
+  Status ReadCarryingState(Store& store, const BlockHeader& known, const ReadFn& read,
+                           const std::function<void(const ChainState&)>& adopt);
   // A reader connection from the pool (opened if the pool is below read_connections; waits for
   // one otherwise), or null: the store has none, or read_connections is 0.
   std::unique_ptr<Store> TakeReader();
@@ -252,6 +259,7 @@ class Ledger {
   // Shared stores: the state as `store` holds it (the chain checked); AdoptStateLocked takes it
   // as state_, clearing the cache when the head moved.
   Result<ChainState> LoadSharedState(Store& store) const;
+  Result<ChainState> CheckSharedState(Result<std::optional<ChainState>> loaded) const;
   void AdoptStateLocked(const ChainState& st);
   std::uint64_t NowMs() const;
 

@@ -152,8 +152,17 @@ class Store {
   // One block.
   Status Apply(const BlockWrite& write) { return ApplyBlocks(std::span(&write, 1)); }
   // True when other stores (nodes) may write the same database, so the head may move under the
-  // engine: it then reloads the head before every read.
+  // engine: it then reloads the head with every read.
   virtual bool MayHaveOtherWriters() const { return false; }
+  // Reloading the head with a read, in the same round trip: after CarryStateWithNextRead, the
+  // store's next read statement also reads the state (LoadState's), before it in the same
+  // round trip; TakeCarriedState returns that state, or reads it now when no statement carried it
+  // (the read made none, or failed before reaching the database). The default carries nothing.
+  virtual void CarryStateWithNextRead() {}
+  virtual Result<std::optional<ChainState>> TakeCarriedState() { return LoadState(); }
+  // The round trips to a database server this store has made (PostgreSQL: each statement sent
+  // alone, each prepare, each pipeline); 0 where there is no server (SQLite).
+  virtual std::uint64_t RoundTrips() const { return 0; }
   // The chain's write lock across several calls, for a writer that lost a race for the head: it
   // holds the lock while it reloads, reads and writes again, so faster writers cannot starve it
   // (every Apply takes the same lock for its own transaction). No-ops for a single-writer store.
