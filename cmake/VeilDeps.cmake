@@ -12,6 +12,7 @@ endif()
 find_package(CLI11 REQUIRED)
 # services floor: ledger/ (SQLite, PostgreSQL through libpq) and net/ (HTTP on cpp-httplib, TLS on OpenSSL)
 find_package(SQLite3 REQUIRED)
+find_package(simdjson 3.0 REQUIRED)  # ledger/'s client reads a page of entities with it
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq>=15)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib>=0.11)
 find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)

@@ -424,6 +424,25 @@ TEST(LedgerJson, PageTextMatchesTheDom) {
       {"0x" + key64, "0X" + key64},
       {key64, key64.substr(2)},
       {R"("key":)", R"("owner":"0x)" + std::string(40, '1') + R"(", "key":)"},
+      // Text after the page, and a byte order mark before it.
+      {R"(} ] })", R"(} ] } x)"},
+      {R"(} ] })", R"(} ] }{})"},
+      {R"(} ] })", R"(} ] } )"},
+      {R"({ "block")", "\xEF\xBB\xBF{ \"block\""},
+      // Escapes: lone surrogates (the DOM's parser refuses them), a pair, a NUL, a raw tab.
+      {R"("name":"a")", R"("name":"\udc00")"},
+      {R"("name":"a")", R"("name":"\ud800")"},
+      {R"("name":"a")", R"("name":"\ud800x")"},
+      {R"("name":"a")", R"("name":"\ud83d\ude00")"},
+      {R"("name":"a")", R"("name":"\u0000")"},
+      {R"("name":"a")", "\"name\":\"a\tb\""},
+      // Values of other types where a number or a string belongs.
+      {R"("value":1)", R"("value":"1")"},
+      {R"("value":1)", R"("value":null)"},
+      {R"("value":1)", R"("value":true)"},
+      {R"("value":1)", R"("value":[1])"},
+      {R"("value":1)", R"("value":1e0)"},
+      {R"("value":1)", R"("value":01)"},
   };
   for (const auto& [from, to] : cases) {
     std::string t = spaced;
