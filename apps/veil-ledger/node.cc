@@ -1,6 +1,7 @@
 // The veil-ledger node (node.h).
 #include "node.h"
 
+#include <atomic>
 #include <charconv>
 #include <utility>
 #include <vector>
@@ -97,10 +98,12 @@ std::optional<ledger::TxReceipt> FailedReceiptLog::Find(const ledger::Hash32& tx
 
 Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::LedgerApi> api,
                              std::shared_ptr<net::MetricsRegistry> metrics,
-                             std::shared_ptr<const FailedReceiptLog> failures) {
+                             std::shared_ptr<const FailedReceiptLog> failures,
+                             std::shared_ptr<const ledger::Ledger> local) {
   using net::JsonRpcDispatcher;
   std::vector<std::pair<const char*, JsonRpcDispatcher::Handler>> methods;
   net::Gauge* head_gauge = nullptr;
+  const bool collected = metrics && local;  // the head gauge is set by the collector below
   net::Counter* landed = nullptr;
   net::Counter* failed = nullptr;
   net::Counter* pending = nullptr;
@@ -111,14 +114,15 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     failed = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "failed"}});
     pending = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "pending"}});
   }
-
   methods.emplace_back("arkiv_sendTransaction", [=](const Json& p) -> Result<Json> {
     VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
     VEIL_ASSIGN_OR_RETURN(Bytes tx, lj::BytesFromHex(p[0], "params[0]", kMaxTxBytes));
     VEIL_ASSIGN_OR_RETURN(auto r, api->Submit(tx));
     if (landed != nullptr) {
       (r.pending ? pending : r.status.ok() ? landed : failed)->Inc();
-      if (r.status.ok() && !r.pending) head_gauge->Set(static_cast<double>(r.block));
+      if (r.status.ok() && !r.pending && !collected) {
+        head_gauge->Set(static_cast<double>(r.block));
+      }
     }
     return lj::ToJson(r);
   });
@@ -172,7 +176,7 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
   methods.emplace_back("arkiv_getHead", [=](const Json& p) -> Result<Json> {
     VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
     VEIL_ASSIGN_OR_RETURN(auto h, api->Head());
-    if (head_gauge != nullptr) head_gauge->Set(static_cast<double>(h.number));
+    if (head_gauge != nullptr && !collected) head_gauge->Set(static_cast<double>(h.number));
     return lj::ToJson(h);
   });
   methods.emplace_back("arkiv_blockNumber", [=](const Json& p) -> Result<Json> {
@@ -215,6 +219,32 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     return Json{{"ok", true}, {"head", h.number}};
   });
   for (auto& [name, handler] : methods) VEIL_RETURN_IF_ERROR(d.Register(name, std::move(handler)));
+  // The in-process ledger's own state, read when /metrics is rendered (added once every method is
+  // registered): its head (which the timed mode's timer moves too; the collector is then the
+  // gauge's only writer, so it never moves back), its block writes (the counter moves by what the
+  // ledger counted since the scrape that last moved it: a compare-and-swap on the highest value
+  // seen, so two scrapes never count the same writes twice) and the transactions waiting for a
+  // group commit.
+  if (metrics && local) {
+    net::Counter* writes = &metrics->GetCounter(
+        "veil_ledger_block_writes_total",
+        "block writes sent to the store (a group commit writes several blocks in one)");
+    net::Gauge* waiting = &metrics->GetGauge(
+        "veil_ledger_waiting_transactions", "transactions waiting for a group commit to take them");
+    auto seen = std::make_shared<std::atomic<std::uint64_t>>(0);
+    std::weak_ptr<const ledger::Ledger> weak = local;
+    metrics->AddCollector([weak, writes, waiting, head_gauge, seen] {
+      const auto ledger = weak.lock();
+      if (!ledger) return;
+      head_gauge->Set(static_cast<double>(ledger->Head().number));
+      waiting->Set(static_cast<double>(ledger->WaitingTxs()));
+      const std::uint64_t now = ledger->BlockWrites();
+      std::uint64_t before = seen->load(std::memory_order_relaxed);
+      while (now > before && !seen->compare_exchange_weak(before, now)) {
+      }
+      if (now > before) writes->Inc(static_cast<double>(now - before));
+    });
+  }
   return Status::Ok();
 }
 
@@ -265,8 +295,8 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   n->server_ = std::make_unique<net::HttpServer>(std::move(so));
   n->dispatcher_ = std::make_unique<net::JsonRpcDispatcher>(net::JsonRpcDispatcherOptions{},
                                                             n->server_->shared_metrics());
-  VEIL_RETURN_IF_ERROR(
-      RegisterLedgerMethods(*n->dispatcher_, n->api_, n->server_->shared_metrics(), n->failures_));
+  VEIL_RETURN_IF_ERROR(RegisterLedgerMethods(*n->dispatcher_, n->api_, n->server_->shared_metrics(),
+                                             n->failures_, n->ledger_));
   n->dispatcher_->Mount(*n->server_, "/rpc");
   std::weak_ptr<ledger::LedgerApi> weak = n->api_;
   n->server_->SetHealthCheck([weak]() -> Status {

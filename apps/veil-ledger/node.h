@@ -56,11 +56,15 @@ class FailedReceiptLog {
 
 // Registers arkiv_sendTransaction, arkiv_getEntity, arkiv_query, arkiv_getEntityCount,
 // arkiv_explain, arkiv_getHead, arkiv_blockNumber, arkiv_chainId, arkiv_getBlock,
-// arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain. `metrics` may be null.
+// arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain. `metrics` may be null. With
+// `local` (the ledger behind `api`, in this process) the metrics also count its block writes
+// (veil_ledger_block_writes_total: in instant mode, landed transactions over block writes is
+// the mean group-commit size).
 Status RegisterLedgerMethods(net::JsonRpcDispatcher& dispatcher,
                              std::shared_ptr<ledger::LedgerApi> api,
                              std::shared_ptr<net::MetricsRegistry> metrics = nullptr,
-                             std::shared_ptr<const FailedReceiptLog> failures = nullptr);
+                             std::shared_ptr<const FailedReceiptLog> failures = nullptr,
+                             std::shared_ptr<const ledger::Ledger> local = nullptr);
 
 // A RemoteLedger transport over a JsonRpcClient (idempotent calls are retried by the client).
 ledger::RpcTransport MakeRpcTransport(std::shared_ptr<net::JsonRpcClient> client);

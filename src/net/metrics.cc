@@ -164,7 +164,18 @@ Histogram& MetricsRegistry::GetHistogram(std::string_view name, std::string_view
   return *GetSeries(name, help, Type::kHistogram, std::move(labels), &bounds).histogram;
 }
 
+void MetricsRegistry::AddCollector(std::function<void()> collect) {
+  std::lock_guard<std::mutex> lock(collectors_mu_);
+  collectors_.push_back(std::move(collect));
+}
+
 std::string MetricsRegistry::RenderPrometheus() const {
+  std::vector<std::function<void()>> collectors;
+  {
+    std::lock_guard<std::mutex> lock(collectors_mu_);
+    collectors = collectors_;
+  }
+  for (const auto& collect : collectors) collect();
   std::shared_lock lock(mu_);
   std::string out;
   for (const auto& [name, fam] : families_) {

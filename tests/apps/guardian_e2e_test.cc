@@ -18,6 +18,7 @@
 
 #include "apps/daemon_process.h"
 #include "guardian/guardian_test_util.h"
+#include "net/net_test_util.h"
 #include "veil/guardian/client.h"
 #include "veil/guardian/custody.h"
 #include "veil/net/http_client.h"
@@ -110,14 +111,7 @@ class GuardianProcess {
   double Metric(const std::string& series) const {
     auto r = Http().Get("/metrics");
     if (!r.ok() || r->status != 200) return -1;
-    std::size_t at = 0;
-    while ((at = r->body.find(series + " ", at)) != std::string::npos) {
-      if (at == 0 || r->body[at - 1] == '\n') {
-        return std::stod(r->body.substr(at + series.size() + 1));
-      }
-      ++at;
-    }
-    return -1;
+    return net::MetricSample(r->body, series);
   }
 
  private:

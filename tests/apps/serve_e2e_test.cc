@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps_test_util.h"
+#include "net/net_test_util.h"
 #include "veil/ledger/json.h"
 #include "veil/net/error_map.h"
 
@@ -133,6 +134,9 @@ TEST_F(ServeTest, EveryMethodThenGracefulStopAndInspect) {
             std::string::npos);
   EXPECT_NE(metrics->body.find("veil_ledger_transactions_total{result=\"landed\"} 1"),
             std::string::npos);
+  EXPECT_EQ(net::MetricSample(metrics->body, "veil_ledger_block_writes_total"), 1);
+  EXPECT_EQ(net::MetricSample(metrics->body, "veil_ledger_waiting_transactions"), 0);
+  EXPECT_EQ(net::MetricSample(metrics->body, "veil_ledger_head_block"), 1);
 
   EXPECT_EQ(server_.Signal(SIGTERM), 0) << server_.Log();
   EXPECT_NE(server_.Log().find("\"msg\":\"stopped\""), std::string::npos);

@@ -69,6 +69,21 @@ TEST(Metrics, RenderPrometheus) {
   }
 }
 
+// Collectors run before each rendering, so the series they set show the state of the moment.
+TEST(Metrics, CollectorsRunBeforeEachRendering) {
+  MetricsRegistry r;
+  Gauge& g = r.GetGauge("queue_length", "items waiting");
+  int length = 3, runs = 0;
+  r.AddCollector([&] {
+    ++runs;
+    g.Set(length);
+  });
+  EXPECT_NE(r.RenderPrometheus().find("queue_length 3\n"), std::string::npos);
+  length = 7;
+  EXPECT_NE(r.RenderPrometheus().find("queue_length 7\n"), std::string::npos);
+  EXPECT_EQ(runs, 2);
+}
+
 TEST(Metrics, ConcurrentUpdates) {
   MetricsRegistry r;
   std::vector<std::thread> threads;

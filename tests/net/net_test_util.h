@@ -23,6 +23,17 @@ HttpClientOptions Opts(std::string url, Edit&& edit) {
   return o;
 }
 
+// The value of the Prometheus sample `series` (name plus labels, as printed) in an exposition
+// `body`, or -1 when it has none.
+inline double MetricSample(const std::string& body, const std::string& series) {
+  std::size_t at = 0;
+  while ((at = body.find(series + " ", at)) != std::string::npos) {
+    if (at == 0 || body[at - 1] == '\n') return std::stod(body.substr(at + series.size() + 1));
+    ++at;
+  }
+  return -1;
+}
+
 // One sample line of the Prometheus text format 0.0.4: name, optional {labels}, one value.
 inline bool IsPrometheusSample(const std::string& line) {
   std::size_t i = 0;

@@ -17,8 +17,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -88,7 +90,13 @@ class MetricsRegistry {
   Histogram& GetHistogram(std::string_view name, std::string_view help, Labels labels = {},
                           std::vector<double> bounds = DefaultLatencyBuckets());
 
-  // The whole registry in the text exposition format 0.0.4, families sorted by name.
+  // A function run at the start of each RenderPrometheus, before anything is rendered, to bring
+  // series that mirror another component's state up to date (a queue's length, a count kept
+  // elsewhere). It must not call RenderPrometheus or AddCollector.
+  void AddCollector(std::function<void()> collect);
+
+  // The whole registry in the text exposition format 0.0.4, families sorted by name (after the
+  // collectors have run).
   std::string RenderPrometheus() const;
 
  private:
@@ -109,6 +117,8 @@ class MetricsRegistry {
 
   mutable std::shared_mutex mu_;
   std::map<std::string, Family, std::less<>> families_;
+  mutable std::mutex collectors_mu_;
+  std::vector<std::function<void()>> collectors_;
 };
 
 // Content-Type of RenderPrometheus()'s output.
