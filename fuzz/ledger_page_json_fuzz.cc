@@ -1,7 +1,7 @@
 // Differential fuzzing of the page reader without a DOM (ledger/json.h, ReadPageWithoutDom)
 // against the strict DOM decoder (QueryPageFromJson), which defines what a page is.
 //
-// Input: one byte choosing the projection (its low 7 bits, one column per bit; 0 means all),
+// Input: one byte choosing the projection (its 8 bits, one column per bit; 0 means all),
 // then the JSON text. Checks: nothing crashes; whatever the reader without a DOM returns, the DOM
 // decoder returns too, value for value (it may decline what the DOM decoder accepts, never the
 // reverse); QueryPageFromJsonText succeeds exactly when the DOM decoder does.

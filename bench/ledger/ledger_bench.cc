@@ -33,6 +33,8 @@
 //                                       back to back, each waiting for its receipt: rounds of
 //                                       32 per client; counters tx_per_s, p50_us / p99_us (a
 //                                       client's Submit), blocks_per_write (group commit).
+//   BM_Ledger_Write_ColdSenders/BACKEND/K  the same, each transaction from a sender the node has
+//                                       never seen: its account must be read before it runs.
 //   BM_Ledger_GetDuringWrites/BACKEND/R Get(key) while another thread submits one-entity
 //                                       transactions back to back, with R reader connections
 //                                       (LedgerOptions::read_connections; 0: reads wait for the
@@ -356,7 +358,9 @@ void BM_Write(benchmark::State& state, Backend b, std::uint64_t batch, bool http
 // mean group size: blocks over store writes, from the store's own count of block writes).
 constexpr std::size_t kRoundPerClient = 32;
 
-void BM_WriteConcurrent(benchmark::State& state, Backend b) {
+// cold: every transaction comes from a sender the node has never seen (a fresh key), so its
+// account is read before it executes (PrefetchLocked reads a group's in one call).
+void BM_WriteConcurrent(benchmark::State& state, Backend b, bool cold) {
   const auto clients = static_cast<std::size_t>(state.range(0));
   ScratchLedger scratch(b);
   if (!scratch.status().ok()) {
@@ -389,7 +393,9 @@ void BM_WriteConcurrent(benchmark::State& state, Backend b) {
       for (std::size_t i = 0; i < kRoundPerClient && failure.ok(); ++i) {
         const std::uint64_t id =
             (static_cast<std::uint64_t>(c) << 32) | (round * kRoundPerClient + i);
-        auto tx = signers[c].SignCreates(id, 1);
+        auto tx =
+            cold ? Signer("veil.bench.ledger.cold." + std::to_string(id) + ".v1").SignCreates(id, 1)
+                 : signers[c].SignCreates(id, 1);
         if (!tx.ok()) failure = tx.status();
         if (tx.ok()) txs[c].push_back(std::move(tx).value());
       }
@@ -821,9 +827,15 @@ void RegisterAll(const std::string& prefix, bool http) {
     }
     if (!http && b != Backend::kSqlitePlainVfs) {
       benchmark::RegisterBenchmark((prefix + "_Write_Concurrent" + suffix).c_str(),
-                                   BM_WriteConcurrent, b)
+                                   BM_WriteConcurrent, b, false)
           ->Arg(1)
           ->Arg(4)
+          ->Arg(16)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark((prefix + "_Write_ColdSenders" + suffix).c_str(),
+                                   BM_WriteConcurrent, b, true)
+          ->Arg(1)
           ->Arg(16)
           ->UseManualTime()
           ->Unit(benchmark::kMillisecond);

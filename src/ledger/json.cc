@@ -788,10 +788,11 @@ class PageReader {
     return false;
   }
 
-  // A string, unescaped; it must be UTF-8. simdjson has checked the text, so only an escape can
-  // make it otherwise: a lone surrogate (\ud800-\udfff), which would come out as ED A0-BF ..,
-  // and which the DOM's parser refuses. Valid UTF-8 has no ED A0-BF, so only a string with an
-  // ED byte needs the full check.
+  // A string, unescaped; it must be UTF-8. simdjson has checked the text, so only an escape could
+  // make it otherwise: a lone surrogate (\ud800-\udfff), which the DOM's parser refuses.
+  // simdjson 3.0.1 refuses it too (older releases wrote it as ED A0-BF ..); the check stays for
+  // a library that does not. Valid UTF-8 has no ED A0-BF, so only a string holding an ED byte is
+  // checked again.
   static bool Text(sj::value& v, std::string* out) {
     std::string_view s;
     if (v.get_string().get(s) != simdjson::SUCCESS) return false;
@@ -952,8 +953,9 @@ std::optional<QueryPage> ReadPageWithoutDom(std::string_view text, const Project
   // 260 KB); past 4 MiB they are let go after the read.
   thread_local sj::parser parser;
   thread_local std::string buffer;
-  buffer.reserve(text.size() + simdjson::SIMDJSON_PADDING);
   buffer.assign(text);
+  buffer.append(simdjson::SIMDJSON_PADDING, ' ');  // the padding, written (so never uninitialised)
+  buffer.resize(text.size());
   std::optional<QueryPage> out;
   {
     sj::document doc;

@@ -7,10 +7,13 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "veil/base/codec.h"
 #include "veil/crypto/hash.h"
@@ -39,7 +42,10 @@ Hash32 CursorDigest(const query::Expr& e, const Projection& p) {
   Writer w;
   w.Fixed(AsBytes("veil.ledger.cursor.v1")).String(query::ToString(e));
   w.Bool(p.key).Bool(p.owner).Bool(p.creator).Bool(p.blocks).Bool(p.content_type);
-  w.Bool(p.payload).Bool(p.attributes).Bool(p.flags);
+  w.Bool(p.payload).Bool(p.attributes);
+  // The flags column came later: a projection without it hashes as every projection did before,
+  // so cursors issued then (or by an older node) stay valid.
+  if (p.flags) w.Bool(true);
   const auto d = crypto::Sha256(w.bytes());
   Hash32 out;
   std::copy(d.begin(), d.end(), out.begin());
@@ -66,20 +72,24 @@ int HexNibble(char c) {
 }  // namespace
 
 // The node's write-through cache: the accounts and entities that this node's own blocks wrote,
-// exactly as stored, while no other node has written since (state_.head is the head they
-// describe). A transaction whose sender and entities are all here needs no read before its block
-// write, so on PostgreSQL it costs one round trip, the write. It stays exact because:
-// RefreshLocked clears it whenever the stored head is not the one this node last wrote or read
-// (another node wrote); a block executed over a stale view cannot land, since the block write's
-// head guard refuses it, and the engine then refreshes (clearing the cache) and executes again;
-// the sweeper clears the entities it may have removed. Bounded: past kMaxAccounts accounts or
-// kMaxEntityBytes of entities it is cleared, and the next transactions read from the store.
+// or that it read from the store before executing a group (PrefetchLocked), exactly as stored,
+// while no other node has written since (state_.head is the head they describe; a prefetch may
+// read rows of a later head another node wrote, and then the block built on them cannot land:
+// its head guard refuses it, and the refresh that follows clears the cache). A transaction whose
+// sender and entities are all here needs no read before its block write, so on PostgreSQL it costs
+// one round trip, the write. It stays exact because: RefreshLocked clears it whenever the stored
+// head is not the one this node last wrote or read (another node wrote); a block executed over a
+// stale view cannot land, since the block write's head guard refuses it, and the engine then
+// refreshes (clearing the cache) and executes again; the sweeper clears the entities it may have
+// removed. Bounded: past kMaxAccounts accounts or kMaxEntityBytes of entities it is cleared, and
+// the next transactions read from the store.
 struct Ledger::WriteCache {
   static constexpr std::size_t kMaxAccounts = 1 << 16;
   static constexpr std::size_t kMaxEntityBytes = std::size_t{64} << 20;
 
   std::map<Address, Account> accounts;
-  std::map<EntityKey, std::optional<Entity>> entities;  // nullopt: deleted by this node
+  // nullopt: absent from the store (deleted by this node, or read and not found)
+  std::map<EntityKey, std::optional<Entity>> entities;
   std::size_t entity_bytes = 0;
 
   void Clear() {
@@ -101,6 +111,25 @@ struct Ledger::WriteCache {
     return n;
   }
 
+  // Rows read from the store at the head the cache describes: the entities found among `keys`
+  // (the others are known absent) and the accounts.
+  void AddStored(const std::vector<EntityKey>& keys, std::vector<Entity> found,
+                 const std::vector<Account>& read) {
+    for (const Account& a : read) accounts[a.address] = a;
+    for (const EntityKey& k : keys) entities.emplace(k, std::nullopt);
+    for (Entity& e : found) {
+      auto& slot = entities[e.key];
+      if (slot) entity_bytes -= Footprint(*slot);
+      entity_bytes += Footprint(e);
+      slot = std::move(e);
+    }
+    Bound();
+  }
+  void Bound() {
+    if (accounts.size() > kMaxAccounts) accounts.clear();
+    if (entity_bytes > kMaxEntityBytes) ClearEntities();
+  }
+
   // After a block this node wrote. Unbounded: for the blocks of one group commit, which must
   // all stay until the group is written.
   void Absorb(const BlockWrite& w, bool bounded = true) {
@@ -115,9 +144,7 @@ struct Ledger::WriteCache {
         entity_bytes += Footprint(*slot);
       }
     }
-    if (!bounded) return;
-    if (accounts.size() > kMaxAccounts) accounts.clear();
-    if (entity_bytes > kMaxEntityBytes) ClearEntities();
+    if (bounded) Bound();
   }
 };
 
@@ -647,9 +674,41 @@ void Ledger::SealInstantGroupLocked() {
   }
 }
 
+void Ledger::PrefetchLocked(std::span<const Pending* const> txs) {
+  std::vector<EntityKey> keys;
+  std::vector<Address> senders;
+  std::set<EntityKey> seen_keys;
+  std::set<Address> seen_senders;
+  for (const Pending* p : txs) {
+    const Address sender = p->stx.Sender();
+    if (cache_->accounts.count(sender) == 0 && seen_senders.insert(sender).second) {
+      senders.push_back(sender);
+    }
+    for (const Operation& op : p->stx.tx.ops) {
+      std::optional<EntityKey> k;
+      std::visit(
+          [&](const auto& o) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(o)>, CreateOp>) k = o.key;
+          },
+          op);
+      if (k && cache_->entities.count(*k) == 0 && seen_keys.insert(*k).second) {
+        keys.push_back(*k);
+      }
+    }
+  }
+  if (keys.empty() && senders.empty()) return;
+  auto read = store_->GetForValidation(keys, senders);
+  if (read.ok()) cache_->AddStored(keys, std::move(read->entities), read->accounts);
+}
+
 Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
   RetryLock retry_lock(store_.get());
   for (int attempt = 0;; ++attempt) {
+    {
+      std::vector<const Pending*> txs;
+      for (const InstantSlot* slot : slots) txs.push_back(&slot->pending);
+      PrefetchLocked(txs);
+    }
     // Each transaction in a block of its own, executed over the blocks before it in the group.
     WriteCache group;
     ChainState st = state_;
@@ -699,6 +758,17 @@ Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
 Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue) {
   RetryLock retry_lock(store_.get());
   for (int attempt = 0;; ++attempt) {
+    {
+      // The transactions the block is likely to take (those within its gas limit).
+      std::vector<const Pending*> txs;
+      std::uint64_t gas = 0;
+      for (const Pending& p : queue) {
+        if (gas + p.cost.gas > options_.limits.gas.block_gas_limit) break;
+        gas += p.cost.gas;
+        txs.push_back(&p);
+      }
+      PrefetchLocked(txs);
+    }
     BlockBuilder b(store_.get(), options_, state_, *cache_);
     SealResult out;
     std::vector<Pending> taken;

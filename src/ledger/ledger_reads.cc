@@ -79,7 +79,15 @@ Status Ledger::ReadCarryingState(Store& store, const BlockHeader& known, const R
   // One round trip when the head has not moved (the usual case: this node wrote the last block,
   // or no block came since its last read); the read it replaced took two, the head's and its own.
   store.CarryStateWithNextRead();
+  struct Forget {  // a read that throws must not leave the carry armed for a later statement
+    Store& store;
+    bool armed = true;
+    ~Forget() {
+      if (armed) store.ForgetCarriedState();
+    }
+  } forget{store};
   const Status first = read(store, known);
+  forget.armed = false;
   VEIL_ASSIGN_OR_RETURN(const ChainState st, CheckSharedState(store.TakeCarriedState()));
   if (st.head == known) return first;
   adopt(st);

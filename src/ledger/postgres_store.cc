@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -48,6 +49,8 @@ constexpr Oid kTextArrayOid = 1009;
 constexpr Oid kByteaArrayOid = 1001;
 constexpr Oid kInt8ArrayOid = 1016;
 
+// The schema's format, recorded in schema_format (kSchema writes it).
+constexpr long kSchemaFormat = 3;
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS chain_head(
   id smallint PRIMARY KEY CHECK (id = 1), number bigint NOT NULL, hash bytea NOT NULL,
@@ -94,6 +97,12 @@ CREATE TABLE IF NOT EXISTS attr_num(
   PRIMARY KEY(entity_id, name));
 CREATE INDEX IF NOT EXISTS attr_num_nv ON attr_num(name, value, entity_id);
 CREATE TABLE IF NOT EXISTS expiry(block bigint PRIMARY KEY, n bigint NOT NULL);
+-- The schema's format (kSchemaFormat): 3 since entities.flags. Raised here, never lowered, so a
+-- node of an older format refuses the schema (Setup) instead of maintaining it wrongly.
+CREATE TABLE IF NOT EXISTS schema_format(
+  id smallint PRIMARY KEY CHECK (id = 1), format integer NOT NULL);
+INSERT INTO schema_format(id, format) VALUES (1, 3) ON CONFLICT (id) DO UPDATE
+  SET format = excluded.format WHERE schema_format.format < excluded.format;
 )sql";
 
 // A parameter in binary format.
@@ -590,6 +599,10 @@ class PostgresStore final : public Store {
     carry_state_ = true;
     carried_.reset();
   }
+  void ForgetCarriedState() override {
+    carry_state_ = false;
+    carried_.reset();
+  }
   Result<std::optional<ChainState>> TakeCarriedState() override {
     carry_state_ = false;
     if (carried_ == nullptr) return LoadState();
@@ -845,20 +858,44 @@ class PostgresStore final : public Store {
 
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
     if (keys.empty()) return std::vector<Entity>();
-    Compiled c;
-    if (keys.size() == 1) {
-      // One key as a scalar: its generic plan costs what a custom one does, so PostgreSQL keeps
-      // the plan; with an array it re-planned every call (184 us of 210 in a statement log).
-      c.params.push_back(Bytea(keys[0]));
-      c.sql = EntitySelect("SELECT * FROM entities WHERE key = $1", "e.id", Projection::All());
-    } else {
-      ArrayParam a = ByteaArray();
-      for (const auto& k : keys) a.AddBytes(k);
-      c.params.push_back(a.Build());
-      c.sql = EntitySelect("SELECT * FROM entities WHERE key = ANY($1)", "e.id", Projection::All());
-    }
+    const Compiled c = EntitiesByKey(keys);
     VEIL_ASSIGN_OR_RETURN(auto r, ExecCached(c.sql, c.params));
     return ReadEntities(r.get(), Projection::All());
+  }
+
+  // Both reads in one pipeline (one round trip), each a statement for all its keys.
+  Result<ValidationReads> GetForValidation(const std::vector<EntityKey>& keys,
+                                           const std::vector<Address>& addresses) override {
+    ValidationReads out;
+    std::vector<Compiled> reads;
+    if (!keys.empty()) reads.push_back(EntitiesByKey(keys));
+    if (!addresses.empty()) reads.push_back(AccountsByAddress(addresses));
+    if (reads.empty()) return out;
+    VEIL_ASSIGN_OR_RETURN(const std::vector<ResultPtr> results, ExecCachedAll(reads));
+    std::size_t next = 0;
+    if (!keys.empty()) {
+      VEIL_ASSIGN_OR_RETURN(out.entities, ReadEntities(results[next++].get(), Projection::All()));
+    }
+    if (!addresses.empty()) {
+      const PGresult* r = results[next].get();
+      std::map<Address, Account> found;
+      for (int i = 0; i < PQntuples(r); ++i) {
+        Row row(r, i);
+        Account a;
+        a.address = row.Array<20>(0);
+        a.tx_nonce = row.U64(1);
+        a.create_nonce = row.U64(2);
+        VEIL_RETURN_IF_ERROR(row.status());
+        found[a.address] = a;
+      }
+      for (const Address& address : addresses) {
+        auto it = found.find(address);
+        Account a;
+        a.address = address;
+        out.accounts.push_back(it != found.end() ? it->second : a);
+      }
+    }
+    return out;
   }
 
   Result<Account> GetAccount(const Address& address) override {
@@ -1143,6 +1180,18 @@ class PostgresStore final : public Store {
         std::string("BEGIN; SELECT pg_advisory_xact_lock(hashtext('veil.ledger.schema.' || "
                     "current_schema()));") +
         kSchema + "COMMIT;"));
+    {
+      // A schema of a later format than this build's: a newer node keeps state this build would
+      // not maintain (as flags were, for the builds before them), so it is refused.
+      VEIL_ASSIGN_OR_RETURN(
+          auto r, ExecOnSession("SELECT format FROM schema_format WHERE id = 1", {}, false));
+      const long format = PQntuples(r.get()) == 1 ? std::atol(PQgetvalue(r.get(), 0, 0)) : 0;
+      if (format > kSchemaFormat) {
+        return FailedPrecondition("ledger schema format " + std::to_string(format) +
+                                  " is newer than this build's (" + std::to_string(kSchemaFormat) +
+                                  ")");
+      }
+    }
     // Prepare every write statement in one pipeline (one round trip).
     if (PQenterPipelineMode(conn_) != 1) return ConnectionError("pipeline mode");
     for (int i = 0; i < kWriteStmtCount; ++i) {
@@ -1290,9 +1339,11 @@ class PostgresStore final : public Store {
   // Query shapes vary (filters); the cache of prepared reads is bounded: when the statements
   // `sqls` would not fit, the session starts afresh (no prepared statements; Setup prepares the
   // write statements again).
-  Status MakeRoom(std::initializer_list<const char*> sqls) {
+  Status MakeRoom(const std::vector<std::string_view>& sqls) {
     std::size_t needed = 0;
-    for (const char* sql : sqls) needed += read_cache_.count(sql) == 0 ? std::size_t{1} : 0;
+    for (std::string_view sql : sqls) {
+      needed += read_cache_.count(std::string(sql)) == 0 ? std::size_t{1} : 0;
+    }
     if (read_cache_.size() + needed <= 512) return Status::Ok();
     PQreset(conn_);
     return Setup();
@@ -1320,7 +1371,7 @@ class PostgresStore final : public Store {
                                bool may_carry = true) {
     VEIL_RETURN_IF_ERROR(EnsureConnected());
     const bool carry = may_carry && carry_state_;
-    VEIL_RETURN_IF_ERROR(carry ? MakeRoom({sql.c_str(), kLoadStateSql}) : MakeRoom({sql.c_str()}));
+    VEIL_RETURN_IF_ERROR(carry ? MakeRoom({sql, kLoadStateSql}) : MakeRoom({sql}));
     std::string state;
     if (carry) {
       VEIL_ASSIGN_OR_RETURN(state, Prepared(kLoadStateSql, {}));
@@ -1342,6 +1393,63 @@ class PostgresStore final : public Store {
     const auto st = PQresultStatus(r.get());
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) return ResultError(r.get());
     return r;
+  }
+
+  // Several reads through their cached prepared statements in one pipeline (one round trip);
+  // one read alone as ExecCached.
+  Result<std::vector<ResultPtr>> ExecCachedAll(const std::vector<Compiled>& reads) {
+    std::vector<ResultPtr> results;
+    if (reads.size() == 1) {
+      VEIL_ASSIGN_OR_RETURN(ResultPtr r, ExecCached(reads[0].sql, reads[0].params));
+      results.push_back(std::move(r));
+      return results;
+    }
+    VEIL_RETURN_IF_ERROR(EnsureConnected());
+    std::vector<std::string_view> sqls;
+    for (const Compiled& c : reads) sqls.push_back(c.sql);
+    VEIL_RETURN_IF_ERROR(MakeRoom(sqls));
+    std::vector<Step> steps(reads.size());
+    for (std::size_t i = 0; i < reads.size(); ++i) {
+      VEIL_ASSIGN_OR_RETURN(steps[i].name, Prepared(reads[i].sql, reads[i].params));
+      steps[i].params = reads[i].params;
+    }
+    PipelineError err;
+    VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
+    if (ok) return results;
+    if (err.step < results.size()) return ResultError(results[err.step].get());
+    return Internal("postgres: " + err.message);
+  }
+
+  // The entities with `keys`, every column. One key as a scalar: its generic plan costs what a
+  // custom one does, so PostgreSQL keeps the plan; with an array it re-planned every call (184 us
+  // of 210 in a statement log).
+  static Compiled EntitiesByKey(const std::vector<EntityKey>& keys) {
+    Compiled c;
+    if (keys.size() == 1) {
+      c.params.push_back(Bytea(keys[0]));
+      c.sql = EntitySelect("SELECT * FROM entities WHERE key = $1", "e.id", Projection::All());
+    } else {
+      ArrayParam a = ByteaArray();
+      for (const auto& k : keys) a.AddBytes(k);
+      c.params.push_back(a.Build());
+      c.sql = EntitySelect("SELECT * FROM entities WHERE key = ANY($1)", "e.id", Projection::All());
+    }
+    return c;
+  }
+  // The accounts of `addresses` that have a row: address, tx_nonce, create_nonce (one address as
+  // a scalar, as above).
+  static Compiled AccountsByAddress(const std::vector<Address>& addresses) {
+    Compiled c;
+    if (addresses.size() == 1) {
+      c.params.push_back(Bytea(addresses[0]));
+      c.sql = "SELECT address, tx_nonce, create_nonce FROM accounts WHERE address = $1";
+    } else {
+      ArrayParam a = ByteaArray();
+      for (const auto& address : addresses) a.AddBytes(address);
+      c.params.push_back(a.Build());
+      c.sql = "SELECT address, tx_nonce, create_nonce FROM accounts WHERE address = ANY($1)";
+    }
+    return c;
   }
 
   // Sends every step, one sync, then reads every result: one round trip. false (with *err

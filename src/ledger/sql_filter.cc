@@ -166,7 +166,9 @@ class Compiler {
         break;
       }
       case Field::kContentType:
-        *sql += sub ? OpenSubquery("entities", "id") : "(";
+        // No index: a correlated probe of the row by id (its rowid), never `id IN (SELECT ...)`,
+        // which would collect the matches of the whole table first.
+        *sql += sub ? "EXISTS (SELECT 1 FROM entities WHERE id = " + ref_.id + " AND " : "(";
         column = d_.Bytewise(sub ? "content_type" : "e.content_type");
         close = ")";
         break;

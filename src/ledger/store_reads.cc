@@ -1,8 +1,22 @@
-// The default Store::FindTx: a scan of the stored blocks from the head down, built only from the
+// The defaults of Store::GetForValidation (the two validation reads, one after the other) and
+// Store::FindTx: a scan of the stored blocks from the head down, built only from the
 // history reads every backend has. A backend with an index on the transaction hash overrides it.
 #include "veil/ledger/store.h"
 
 namespace veil::ledger {
+
+Result<Store::ValidationReads> Store::GetForValidation(const std::vector<EntityKey>& keys,
+                                                       const std::vector<Address>& addresses) {
+  ValidationReads out;
+  if (!keys.empty()) {
+    VEIL_ASSIGN_OR_RETURN(out.entities, GetEntities(keys));
+  }
+  for (const Address& a : addresses) {
+    VEIL_ASSIGN_OR_RETURN(Account account, GetAccount(a));
+    out.accounts.push_back(account);
+  }
+  return out;
+}
 
 Result<std::optional<StoredTx>> Store::FindTx(const Hash32& hash, std::uint64_t head) {
   for (std::uint64_t n = head; n >= 1; --n) {

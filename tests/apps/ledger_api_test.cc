@@ -434,6 +434,8 @@ TEST(LedgerJson, PageTextMatchesTheDom) {
       {R"("name":"a")", R"("name":"\ud800")"},
       {R"("name":"a")", R"("name":"\ud800x")"},
       {R"("name":"a")", R"("name":"\ud83d\ude00")"},
+      {R"("name":"a")", R"("name":"\ud800\u0041")"},  // a high surrogate, then no low one
+      {R"("name":"a")", R"("name":"\ud800\ud800")"},
       {R"("name":"a")", R"("name":"\u0000")"},
       {R"("name":"a")", "\"name\":\"a\tb\""},
       // Values of other types where a number or a string belongs.

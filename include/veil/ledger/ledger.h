@@ -234,6 +234,10 @@ class Ledger {
   // Seals `slots` in one store write and fills in their results; on a store error nothing is
   // written, their results are left as they were and the error is returned.
   Status SealSlotsLocked(std::span<InstantSlot* const> slots);
+  // Reads into the cache, in one store call (one round trip on PostgreSQL), the accounts and
+  // entities that `txs` will need and the cache lacks, so that executing them reads nothing.
+  // Best effort: on a failure the transactions read what they need themselves.
+  void PrefetchLocked(std::span<const Pending* const> txs);
   class RetryLock;
   // Query's page from `store` with the head it reads at.
   Result<QueryPage> QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,

@@ -160,6 +160,8 @@ class Store {
   // (the read made none, or failed before reaching the database). The default carries nothing.
   virtual void CarryStateWithNextRead() {}
   virtual Result<std::optional<ChainState>> TakeCarriedState() { return LoadState(); }
+  // Cancels CarryStateWithNextRead without reading (a read that ended by an exception).
+  virtual void ForgetCarriedState() {}
   // The round trips to a database server this store has made (PostgreSQL: each statement sent
   // alone, each prepare, each pipeline); 0 where there is no server (SQLite).
   virtual std::uint64_t RoundTrips() const { return 0; }
@@ -172,6 +174,16 @@ class Store {
   // Validation reads: all of them, expired or not (the engine decides), in one statement.
   virtual Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) = 0;
   virtual Result<Account> GetAccount(const Address& address) = 0;
+  // The validation reads of several transactions at once: the stored entities among `keys` (as
+  // GetEntities) and the accounts of `addresses` (as GetAccount: one each, in order, zero nonces
+  // for an address without a row). PostgreSQL sends both statements in one round trip; the
+  // default calls the two methods above.
+  struct ValidationReads {
+    std::vector<Entity> entities;
+    std::vector<Account> accounts;
+  };
+  virtual Result<ValidationReads> GetForValidation(const std::vector<EntityKey>& keys,
+                                                   const std::vector<Address>& addresses);
 
   virtual Result<StorePage> Query(const QueryRequest& request) = 0;
   virtual Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
