@@ -63,6 +63,17 @@ void Backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::microseconds(d(rng)));
 }
 
+// The existing entity an operation names: every kind's key but a create's (which makes one).
+std::optional<EntityKey> NamedKey(const Operation& op) {
+  std::optional<EntityKey> k;
+  std::visit(
+      [&](const auto& o) {
+        if constexpr (!std::is_same_v<std::decay_t<decltype(o)>, CreateOp>) k = o.key;
+      },
+      op);
+  return k;
+}
+
 int HexNibble(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -242,16 +253,12 @@ class Ledger::BlockBuilder {
     // from the node's cache when it has it, else from the store (one statement for all keys).
     std::vector<EntityKey> keys;
     for (const auto& op : stx.tx.ops) {
-      EntityKey k{};
-      std::visit(
-          [&](const auto& o) {
-            if constexpr (!std::is_same_v<std::decay_t<decltype(o)>, CreateOp>) k = o.key;
-          },
-          op);
-      if (KindOf(op) == OpKind::kCreate || entities_.count(k) ||
-          std::find(keys.begin(), keys.end(), k) != keys.end()) {
+      const std::optional<EntityKey> named = NamedKey(op);
+      if (!named || entities_.count(*named) ||
+          std::find(keys.begin(), keys.end(), *named) != keys.end()) {
         continue;
       }
+      const EntityKey& k = *named;
       if (const auto* cached = FindCached(&WriteCache::entities, k)) {
         Slot& slot = entities_[k];  // absent if this node deleted it
         slot.original = *cached;
@@ -685,12 +692,7 @@ void Ledger::PrefetchLocked(std::span<const Pending* const> txs) {
       senders.push_back(sender);
     }
     for (const Operation& op : p->stx.tx.ops) {
-      std::optional<EntityKey> k;
-      std::visit(
-          [&](const auto& o) {
-            if constexpr (!std::is_same_v<std::decay_t<decltype(o)>, CreateOp>) k = o.key;
-          },
-          op);
+      const std::optional<EntityKey> k = NamedKey(op);
       if (k && cache_->entities.count(*k) == 0 && seen_keys.insert(*k).second) {
         keys.push_back(*k);
       }

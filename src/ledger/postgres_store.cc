@@ -1332,8 +1332,7 @@ class PostgresStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
     if (state != nullptr && (ok || err.step > 0)) carried_ = std::move(results[0]);
     if (ok) return std::move(results.back());
-    if (err.step < results.size()) return ResultError(results[err.step].get());
-    return Internal("postgres: " + err.message);
+    return ReadFailure(results, err);
   }
 
   // Query shapes vary (filters); the cache of prepared reads is bounded: when the statements
@@ -1416,6 +1415,10 @@ class PostgresStore final : public Store {
     PipelineError err;
     VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
     if (ok) return results;
+    return ReadFailure(results, err);
+  }
+  // The error of a read pipeline that failed at err.step.
+  static Status ReadFailure(const std::vector<ResultPtr>& results, const PipelineError& err) {
     if (err.step < results.size()) return ResultError(results[err.step].get());
     return Internal("postgres: " + err.message);
   }
