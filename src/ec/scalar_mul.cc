@@ -443,17 +443,23 @@ RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoP
 }
 
 RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
-                                     std::span<const RistrettoPoint> points) {
+                                     std::span<const RistrettoPoint> points,
+                                     MsmAlgorithm algorithm) {
   VEIL_CHECK_MSG(scalars.size() == points.size(), "MultiScalarMulVartime: spans differ in length");
   if (scalars.empty()) return RistrettoPoint();
   // Where Pippenger's cost drops below Straus's. The model of docs/notes/ec.md (per point: Straus
   // 416 + 1792/n multiplications, Pippenger with w = 6 about 44 (7 + 576/n)) says about 200; the
   // measured crossing is lower (about 150: Straus's per-point tables, 1.3 KiB each, outgrow the
-  // caches first; docs/performance.md).
+  // caches first; docs/performance.md). Bos-Coster was measured too and is cheaper at no size
+  // (docs/performance.md, bench-ec-msm-5-boscoster.json).
   constexpr std::size_t kPippengerFrom = 150;
-  return RistrettoPoint::FromEdwardsUnchecked(scalars.size() < kPippengerFrom
-                                                  ? StrausVartime(scalars, points)
-                                                  : PippengerVartime(scalars, points));
+  if (algorithm == MsmAlgorithm::kAuto) {
+    algorithm = scalars.size() < kPippengerFrom ? MsmAlgorithm::kStraus : MsmAlgorithm::kPippenger;
+  }
+  if (algorithm == MsmAlgorithm::kStraus) {
+    return RistrettoPoint::FromEdwardsUnchecked(StrausVartime(scalars, points));
+  }
+  return RistrettoPoint::FromEdwardsUnchecked(PippengerVartime(scalars, points));
 }
 
 }  // namespace veil::ec

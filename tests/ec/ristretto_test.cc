@@ -211,7 +211,12 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
     if (n > 5) p[5] = p[4];
     if (n > 6) s[6] = s[4];
     if (n > 7) p[7] = -p[4];
-    ASSERT_TRUE(MultiScalarMulVartime(s, p) == NaiveSum(s, p)) << "edge n=" << n;
+    const RistrettoPoint expect = NaiveSum(s, p);
+    ASSERT_TRUE(MultiScalarMulVartime(s, p) == expect) << "edge n=" << n;
+    // Each algorithm at every size, not only where the automatic choice takes it.
+    ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kStraus) == expect) << "Straus n=" << n;
+    ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == expect)
+        << "Pippenger n=" << n;
     std::fill(s.begin(), s.end(), Scalar());
     ASSERT_TRUE(MultiScalarMulVartime(s, p).IsIdentity()) << "all zero n=" << n;
   }

@@ -146,10 +146,16 @@ class FixedBaseTable {
 RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoPoint& big_a,
                                                const Scalar& b);
 
+// The algorithms behind MultiScalarMulVartime. kAuto picks the cheaper for the size (the measured
+// crossing is in docs/notes/ec.md); the others are there for tests and benchmarks. (The values
+// name the benchmark's rows; 2 was a Bos-Coster probe, docs/performance.md.)
+enum class MsmAlgorithm { kAuto = 0, kStraus = 1, kPippenger = 3 };
+
 // sum s_i P_i. Variable time: public scalars only. The spans must have the same length (a
 // mismatch is a programming error and aborts); an empty sum is the identity.
 RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
-                                     std::span<const RistrettoPoint> points);
+                                     std::span<const RistrettoPoint> points,
+                                     MsmAlgorithm algorithm = MsmAlgorithm::kAuto);
 
 // sum s_i P_i, constant time in the scalars and the points (Straus over signed radix-16 digits,
 // every table entry read for every digit): for provers, whose scalars are secret. The spans must
