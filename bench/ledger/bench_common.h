@@ -151,23 +151,30 @@ class PgConn {
   std::string last_error_;
 };
 
-// Round trips to PostgreSQL, counted on the client: the TCP data segments this process has sent
-// to the server (TCP_INFO's tcpi_data_segs_out, summed over every socket connected to the
-// server's port, whichever thread or connection sent them). libpq sets TCP_NODELAY and writes a
-// request's buffered messages at once, and loopback's MSS is 64 KiB, so a request of a few KiB is
-// one segment and the difference over an operation is its round trips. A larger request (a
-// pipeline of 20 entities) goes out in several writes of libpq's 8 KiB buffer and overcounts: the
-// engine row BM_Engine_Pg_PipelineBatch20, one round trip by construction, shows by how much. The
-// benchmarks read it before and after their loop (nothing else talks to the server meanwhile) and
-// report pg_round_trips per operation; nullopt when no TCP connection is found (a unix socket).
+// Round trips to PostgreSQL, counted on the client from the kernel's TCP counters (TCP_INFO,
+// summed over every socket connected to the server's port, whichever thread or connection used
+// it): the data segments this process sent to the server (tcpi_data_segs_out) and received from
+// it (tcpi_data_segs_in), and of the two, over an operation, the smaller. Each round trip sends at
+// least one segment and receives at least one, so neither count is below the round trips; a
+// request larger than libpq's 8 KiB buffer (a pipeline of 20 entities) goes out in several
+// segments, a large answer (a page of 200 entities) comes back in several, and a pipeline whose
+// statements go out before its Sync (a commit gate, Store::CommitGate) is two sends before one
+// answer: the smaller count stays exact unless both sides of a round trip were split. libpq sets
+// TCP_NODELAY and loopback's MSS is 64 KiB. The benchmarks read the counts before and after their
+// loop (nothing else talks to the server meanwhile) and report pg_round_trips per operation;
+// nullopt when no TCP connection is found (a unix socket).
 class PgRoundTrips {
  public:
-  static std::optional<std::uint64_t> Now() {
+  struct Segments {
+    std::uint64_t out = 0;  // sent to the server
+    std::uint64_t in = 0;   // received from it
+  };
+  static std::optional<Segments> Now() {
     const int port = ServerPort();
     if (port <= 0) return std::nullopt;
     DIR* dir = ::opendir("/proc/self/fd");
     if (dir == nullptr) return std::nullopt;
-    std::uint64_t total = 0;
+    Segments total;
     bool found = false;
     while (const dirent* d = ::readdir(dir)) {
       const int fd = std::atoi(d->d_name);
@@ -187,20 +194,24 @@ class PgRoundTrips {
       if (peer_port != port || ::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &info_len) != 0) {
         continue;
       }
-      total += info.tcpi_data_segs_out;
+      total.out += info.tcpi_data_segs_out;
+      total.in += info.tcpi_data_segs_in;
       found = true;
     }
     ::closedir(dir);
-    return found ? std::optional<std::uint64_t>(total) : std::nullopt;
+    return found ? std::optional<Segments>(total) : std::nullopt;
   }
 
   // Sets counters["pg_round_trips"] to the round trips per operation since `before`.
-  static void Report(benchmark::State& state, std::optional<std::uint64_t> before,
+  static void Report(benchmark::State& state, std::optional<Segments> before,
                      std::uint64_t operations) {
     const auto after = Now();
-    if (!before || !after || *after < *before || operations == 0) return;
-    state.counters["pg_round_trips"] =
-        static_cast<double>(*after - *before) / static_cast<double>(operations);
+    if (!before || !after || after->out < before->out || after->in < before->in ||
+        operations == 0) {
+      return;
+    }
+    const std::uint64_t trips = std::min(after->out - before->out, after->in - before->in);
+    state.counters["pg_round_trips"] = static_cast<double>(trips) / static_cast<double>(operations);
   }
 
  private:

@@ -25,6 +25,9 @@
 //                                       on SQLite the run first writes untimed until the log
 //                                       is reused in place (WarmUpSqliteLog, bench_common.h;
 //                                       counter warmup_tx).
+//   BM_Ledger_Write_OneEntity/postgres-check-first   the same with the signature checked before
+//                                       the transaction joins a block, not at the commit gate
+//                                       while the server runs its statements (SignatureCheck).
 //   BM_Ledger_Write_OneEntity_FirstFill/sqlite   the same without the warm-up: a fresh log
 //                                       that grows by every commit.
 //   BM_Ledger_Write_Batch20/BACKEND     the same with 20 creates per transaction; items/s counts
@@ -55,9 +58,9 @@
 //   Counters: rows (entities returned per call), count and capped (1 when the count hit the
 //   cap) for the counts, ns_per_row (mean latency / entities returned or counted, where a call
 //   covers more than one); on PostgreSQL pg_round_trips, the round trips per operation counted
-//   from the client's TCP segments (bench_common.h, PgRoundTrips; the engine rows check it: 1 for
-//   SELECT 1 and a one-entity pipeline, 11 for statement per row; requests over 8 KiB, such as
-//   batches of 20, overcount).
+//   from the client's TCP segments (bench_common.h, PgRoundTrips: the smaller of the segments
+//   sent and received; the engine rows check it: 1 for SELECT 1 and a one-entity pipeline, 11
+//   for statement per row).
 //   BM_Json_Page200_{WriteText,WriteDom,Read,ReadDom}: the JSON of one page of 200 entities
 //   (SQLite, N = 10^4) without the network: written as text (the node), through the DOM
 //   (before), read back without a DOM (the client, QueryPageFromJsonText) and through the DOM
@@ -107,14 +110,25 @@ using namespace veil::ledger;
 
 // kSqlitePlainVfs: SQLite on its default VFS (SqliteOptions::coalesce_wal_writes off), a write
 // row beside kSqlite's so the coalescing VFS's effect is measured in the same run.
-enum class Backend { kSqlite, kSqlitePlainVfs, kPostgres };
+// kPostgresCheckFirst: PostgreSQL with every signature checked before its transaction joins a
+// block (SignatureCheck::kFirst), a write row beside kPostgres's (whose lone transactions have
+// theirs checked at the commit gate) so the deferred check's effect is measured in the same run.
+enum class Backend { kSqlite, kSqlitePlainVfs, kPostgres, kPostgresCheckFirst };
 
 const char* NameOf(Backend b) {
-  return b == Backend::kSqlite           ? "sqlite"
-         : b == Backend::kSqlitePlainVfs ? "sqlite-plain-vfs"
-                                         : "postgres";
+  switch (b) {
+    case Backend::kSqlite:
+      return "sqlite";
+    case Backend::kSqlitePlainVfs:
+      return "sqlite-plain-vfs";
+    case Backend::kPostgres:
+      return "postgres";
+    case Backend::kPostgresCheckFirst:
+      return "postgres-check-first";
+  }
+  return "?";
 }
-bool IsSqlite(Backend b) { return b != Backend::kPostgres; }
+bool IsSqlite(Backend b) { return b == Backend::kSqlite || b == Backend::kSqlitePlainVfs; }
 
 constexpr std::uint64_t kChainId = 7;
 constexpr std::uint64_t kExpires = 1'000'000'000;  // far beyond any head a run reaches
@@ -201,6 +215,7 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
   LedgerOptions lo;
   lo.chain_id = kChainId;
   lo.read_connections = read_connections;
+  if (b == Backend::kPostgresCheckFirst) lo.signature_check = SignatureCheck::kFirst;
   // A fixed block clock, so the population's block hashes are the same every time.
   lo.clock_ms = [t = std::make_shared<std::atomic<std::uint64_t>>(1'700'000'000'000)] {
     return t->fetch_add(2000);
@@ -307,7 +322,7 @@ void WriteLoop(benchmark::State& state, Api& api, Backend b, std::uint64_t batch
   }
   const std::uint64_t first = next;
   Latencies lat(state);
-  const auto trips = b == Backend::kPostgres ? PgRoundTrips::Now() : std::nullopt;
+  const auto trips = !IsSqlite(b) ? PgRoundTrips::Now() : std::nullopt;
   for (auto _ : state) {
     auto tx = signer.SignCreates(next, batch);  // outside the timed interval
     if (!tx.ok()) {
@@ -674,7 +689,7 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
   std::uint64_t rng = 1;
   std::uint64_t rows = 0;
   std::uint64_t capped = 0;
-  const auto trips = b == Backend::kPostgres ? PgRoundTrips::Now() : std::nullopt;
+  const auto trips = !IsSqlite(b) ? PgRoundTrips::Now() : std::nullopt;
   for (auto _ : state) {
     if (kind == Read::kGetByKey) {
       const EntityKey key = DeriveEntityKey(kChainId, PopulationAddress(), Mix(rng++) % n);
@@ -809,6 +824,7 @@ void RegisterAll(const std::string& prefix, bool http) {
   std::vector<Backend> backends = {Backend::kSqlite};
   if (!http) backends.push_back(Backend::kSqlitePlainVfs);
   if (PostgresUrl() != nullptr) backends.push_back(Backend::kPostgres);
+  if (PostgresUrl() != nullptr && !http) backends.push_back(Backend::kPostgresCheckFirst);
   std::vector<std::int64_t> sizes;
   for (std::int64_t n : {10'000, 100'000, 1'000'000}) {
     if (static_cast<std::uint64_t>(n) <= MaxN()) sizes.push_back(n);
@@ -819,6 +835,7 @@ void RegisterAll(const std::string& prefix, bool http) {
                                  std::uint64_t{1}, http, false)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
+    if (b == Backend::kPostgresCheckFirst) continue;  // the one-entity row only
     if (!http) {
       benchmark::RegisterBenchmark((prefix + "_Write_Batch20" + suffix).c_str(), BM_Write, b,
                                    std::uint64_t{20}, http, false)

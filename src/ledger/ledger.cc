@@ -549,12 +549,12 @@ std::uint64_t Ledger::NowMs() const {
                                         .count());
 }
 
-Result<Ledger::Pending> Ledger::Check(ByteView encoded) const {
+Result<Ledger::Pending> Ledger::Check(ByteView encoded, bool check_signature) const {
   VEIL_ASSIGN_OR_RETURN(auto stx, Decode(encoded, options_.limits));
   if (stx.tx.chain_id != options_.chain_id) {
     return InvalidArgument("transaction is for chain " + std::to_string(stx.tx.chain_id));
   }
-  VEIL_RETURN_IF_ERROR(VerifySignature(stx));
+  if (check_signature) VEIL_RETURN_IF_ERROR(VerifySignature(stx));
   Pending p;
   p.encoded.assign(encoded.begin(), encoded.end());
   p.hash = TxHash(encoded);
@@ -571,8 +571,29 @@ Result<Ledger::Pending> Ledger::Check(ByteView encoded) const {
   return p;
 }
 
+bool Ledger::DefersSignatureCheck() const {
+  if (options_.mode != BlockMode::kInstant) return false;
+  switch (options_.signature_check) {
+    case SignatureCheck::kFirst:
+      return false;
+    case SignatureCheck::kDeferAlways:
+      return true;
+    case SignatureCheck::kDeferWhenIdle:
+      break;
+  }
+  if (!store_->CommitGateOverlaps()) return false;
+  std::lock_guard<std::mutex> lock(instant_mu_);
+  return !instant_leader_ && instant_.empty();
+}
+
+const Status& Ledger::SlotSignature(InstantSlot* slot) {
+  if (!slot->signature) slot->signature = VerifySignature(slot->pending.stx);
+  return *slot->signature;
+}
+
 Result<TxReceipt> Ledger::Submit(ByteView encoded) {
-  VEIL_ASSIGN_OR_RETURN(Pending p, Check(encoded));
+  const bool defer = DefersSignatureCheck();
+  VEIL_ASSIGN_OR_RETURN(Pending p, Check(encoded, /*check_signature=*/!defer));
   if (options_.mode == BlockMode::kTimed) {
     std::lock_guard<std::mutex> lock(mu_);
     if (queue_.size() >= options_.max_queued_txs) return Unavailable("transaction queue full");
@@ -588,7 +609,9 @@ Result<TxReceipt> Ledger::Submit(ByteView encoded) {
   // Instant mode: wait in line. One waiting Submit at a time leads: it seals every transaction
   // waiting (group commit) while the others sleep until their slot is done or the leader is gone,
   // so while one group is on its way to the disk the next transactions gather for the next.
-  InstantSlot slot{std::move(p)};
+  InstantSlot slot;
+  slot.pending = std::move(p);
+  if (!defer) slot.signature = Status::Ok();
   std::unique_lock<std::mutex> wait(instant_mu_);
   instant_.push_back(&slot);
   while (!slot.done) {
@@ -668,16 +691,21 @@ void Ledger::SealInstantGroupLocked() {
     }
   } mark_done{this, slots};
   Status s = SealSlotsLocked(slots);
+  // A transaction whose signature failed its check keeps that error whatever the write did.
+  auto forged = [](InstantSlot* slot) { return slot->signature && !slot->signature->ok(); };
   if (!s.ok() && slots.size() > 1 && s.code() == Code::kInternal) {
     // A statement failed (not a lost race, not a lost connection, after which the outcome is
     // unknown): that may be one block's fault, so seal each alone and only the transaction whose
     // block fails reports it.
     for (InstantSlot* slot : slots) {
+      if (forged(slot)) continue;
       std::array<InstantSlot*, 1> one{slot};
       if (Status alone = SealSlotsLocked(one); !alone.ok()) slot->result = std::move(alone);
     }
   } else if (!s.ok()) {
-    for (InstantSlot* slot : slots) slot->result = s;
+    for (InstantSlot* slot : slots) {
+      if (!forged(slot)) slot->result = s;
+    }
   }
 }
 
@@ -704,6 +732,25 @@ void Ledger::PrefetchLocked(std::span<const Pending* const> txs) {
 }
 
 Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
+  std::vector<InstantSlot*> forged;
+  Status s = SealSlotsOnceLocked(slots, &forged);
+  if (forged.empty()) return s;
+  // Nothing was written. The forged transactions report their check's error; the others, whose
+  // checks are all done by now, are sealed again without them.
+  std::vector<InstantSlot*> rest;
+  for (InstantSlot* slot : slots) {
+    if (std::find(forged.begin(), forged.end(), slot) != forged.end()) {
+      slot->result = *slot->signature;
+    } else {
+      rest.push_back(slot);
+    }
+  }
+  forged.clear();
+  return rest.empty() ? Status::Ok() : SealSlotsOnceLocked(rest, &forged);
+}
+
+Status Ledger::SealSlotsOnceLocked(std::span<InstantSlot* const> slots,
+                                   std::vector<InstantSlot*>* forged) {
   RetryLock retry_lock(store_.get());
   for (int attempt = 0;; ++attempt) {
     {
@@ -716,6 +763,7 @@ Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
     ChainState st = state_;
     std::vector<BlockWrite> writes;
     std::vector<TxReceipt> receipts(slots.size());
+    std::vector<InstantSlot*> unchecked;  // with a block and a signature not yet checked
     bool failed = false;
     for (std::size_t i = 0; i < slots.size(); ++i) {
       BlockBuilder b(store_.get(), options_, st, *cache_, &group);
@@ -724,6 +772,7 @@ Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
         failed = true;  // no block: a failed transaction changes nothing
         continue;
       }
+      if (!slots[i]->signature) unchecked.push_back(slots[i]);
       writes.push_back(b.Finish(NowMs()));
       group.Absorb(writes.back(), /*bounded=*/false);
       st = writes.back().state_after;
@@ -740,13 +789,33 @@ Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
         continue;
       }
     }
-    Status s = writes.empty() ? Status::Ok() : store_->ApplyBlocks(writes);
+    // The blocks commit only once the signatures not yet checked have passed: checked at the
+    // commit gate, while the database runs the statements (SignatureCheck).
+    Store::CommitGate gate;
+    if (!unchecked.empty()) {
+      gate = [&]() -> Status {
+        for (InstantSlot* slot : unchecked) {
+          if (!SlotSignature(slot).ok()) forged->push_back(slot);
+        }
+        return forged->empty() ? Status::Ok()
+                               : PermissionDenied("a transaction's signature failed its check");
+      };
+    }
+    Status s = writes.empty() ? Status::Ok() : store_->ApplyBlocks(writes, gate);
     if (!writes.empty()) block_writes_.fetch_add(1, std::memory_order_relaxed);
+    if (!forged->empty()) return s;  // refused at the gate: nothing was written
     if (s.ok()) {
       for (const BlockWrite& w : writes) cache_->Absorb(w);
       if (!writes.empty()) SetStateLocked(writes.back().state_after);
       for (std::size_t i = 0; i < slots.size(); ++i) {
-        slots[i]->result = std::move(receipts[i]);
+        // A transaction that took no block may not have been checked yet: a forged one reports
+        // the signature, not what its execution found.
+        const Status& signature = SlotSignature(slots[i]);
+        if (signature.ok()) {
+          slots[i]->result = std::move(receipts[i]);
+        } else {
+          slots[i]->result = signature;
+        }
       }
       return Status::Ok();
     }

@@ -399,6 +399,11 @@ constexpr const char* kWriteLockSession =
 constexpr const char* kWriteUnlockSession =
     "SELECT pg_advisory_unlock(hashtext('veil.ledger.write.' || current_schema()))";
 
+// Sent in place of a pipeline's commit when its CommitGate fails: an error, which rolls the
+// pipeline's implicit transaction back at the Sync.
+constexpr const char* kRefuseCommit =
+    "DO $$BEGIN RAISE EXCEPTION 'veil: the write was refused before its commit'; END$$";
+
 // One statement of a pipeline: a prepared write statement and its parameters; or, when set, the
 // prepared statement `name` (a cached read) or the parameterless SQL `sql`.
 struct Step {
@@ -625,7 +630,10 @@ class PostgresStore final : public Store {
     return std::optional<ChainState>(st);
   }
 
-  Status ApplyBlocks(std::span<const BlockWrite> writes) override {
+  // The gate runs once the pipeline's statements are on their way to the server (RunPipeline).
+  bool CommitGateOverlaps() const override { return true; }
+  using Store::ApplyBlocks;
+  Status ApplyBlocks(std::span<const BlockWrite> writes, const CommitGate& gate) override {
     if (writes.empty()) return Status::Ok();
     VEIL_RETURN_IF_ERROR(CheckConsecutive(writes));
     // One pipeline, one implicit transaction: the statements up to the pipeline's Sync run as
@@ -667,7 +675,7 @@ class PostgresStore final : public Store {
     }
     PipelineError err;
     std::vector<ResultPtr> results;
-    VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err));
+    VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err, gate));
     if (committed) return Status::Ok();
     // The transaction failed and was rolled back. Tell a lost race from any other failure.
     const bool guard_failed = err.step == guard_step && err.sqlstate == "22012";
@@ -1457,9 +1465,13 @@ class PostgresStore final : public Store {
 
   // Sends every step, one sync, then reads every result: one round trip. false (with *err
   // filled) when a statement failed: the server skipped the rest and the transaction was rolled
-  // back. Errors: the connection (which is then reset on the next call).
+  // back. Errors: the connection (which is then reset on the next call). With a gate (Store::
+  // CommitGate), the statements go to the server before it runs, so they execute while it does,
+  // and the Sync that commits is sent once it has passed (two sends, still one round trip); when
+  // it fails, a statement that raises an error goes before the Sync, so the transaction rolls
+  // back, and the gate's error is returned.
   Result<bool> RunPipeline(const std::vector<Step>& steps, std::vector<ResultPtr>* results,
-                           PipelineError* err) {
+                           PipelineError* err, const CommitGate& gate = {}) {
     VEIL_RETURN_IF_ERROR(EnsureConnected());
     broken_ = true;  // until the pipeline completes
     if (PQenterPipelineMode(conn_) != 1) return ConnectionError("pipeline mode");
@@ -1473,6 +1485,19 @@ class PostgresStore final : public Store {
                                conn_, (s.name.empty() ? WriteStmtName(s.stmt) : s.name).c_str(), n,
                                a.values.data(), a.lengths.data(), a.formats.data(), 1);
       if (ok != 1) return ConnectionError("pipeline send");
+    }
+    Status gate_status;
+    std::size_t sent = steps.size();
+    if (gate) {
+      if (PQflush(conn_) != 0) return ConnectionError("pipeline flush");
+      gate_status = gate();
+      if (!gate_status.ok()) {
+        if (PQsendQueryParams(conn_, kRefuseCommit, 0, nullptr, nullptr, nullptr, nullptr, 1) !=
+            1) {
+          return ConnectionError("pipeline send");
+        }
+        ++sent;
+      }
     }
     ++round_trips_;
     if (PQpipelineSync(conn_) != 1) return ConnectionError("pipeline sync");
@@ -1489,7 +1514,7 @@ class PostgresStore final : public Store {
       while (!err->message.empty() && err->message.back() == '\n') err->message.pop_back();
     };
     results->clear();
-    for (std::size_t i = 0; i < steps.size(); ++i) {
+    for (std::size_t i = 0; i < sent; ++i) {
       ResultPtr kept;
       while (PGresult* raw = PQgetResult(conn_)) {
         ResultPtr r(raw);
@@ -1513,6 +1538,10 @@ class PostgresStore final : public Store {
     }
     if (PQexitPipelineMode(conn_) != 1) return ConnectionError("pipeline exit");
     broken_ = false;
+    if (!gate_status.ok()) {
+      results->resize(steps.size());  // not the refusing statement's
+      return gate_status;
+    }
     if (!failed) return true;
     // The Sync has rolled the implicit transaction back. A transaction still open (a pipeline
     // that began one explicitly, which ours do not) is ended here, at the cost of a round trip.

@@ -262,7 +262,8 @@ class SqliteStore final : public Store {
     return std::optional<ChainState>(st);
   }
 
-  Status ApplyBlocks(std::span<const BlockWrite> writes) override {
+  using Store::ApplyBlocks;
+  Status ApplyBlocks(std::span<const BlockWrite> writes, const CommitGate& gate) override {
     if (writes.empty()) return Status::Ok();
     VEIL_RETURN_IF_ERROR(CheckConsecutive(writes));
     VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
@@ -272,6 +273,14 @@ class SqliteStore final : public Store {
     for (const BlockWrite& w : writes.first(writes.size() - 1)) {
       if (!s.ok()) break;
       s = InsertBlockRow(w.header);
+    }
+    if (s.ok() && gate) {
+      try {
+        s = gate();
+      } catch (...) {
+        Exec("ROLLBACK").IgnoreError();
+        throw;
+      }
     }
     if (s.ok()) s = Exec("COMMIT");
     if (!s.ok()) Exec("ROLLBACK").IgnoreError();

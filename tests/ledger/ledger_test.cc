@@ -1723,6 +1723,7 @@ class CountingStore : public Store {
   explicit CountingStore(std::unique_ptr<Store> inner) : inner_(std::move(inner)) {}
   int reads = 0;                         // GetAccount, GetEntities and GetForValidation calls
   int writes = 0;                        // ApplyBlocks calls
+  int gated_writes = 0;                  // ApplyBlocks calls with a commit gate
   std::vector<std::size_t> group_sizes;  // blocks per ApplyBlocks call
   std::optional<Hash32> fail_tx;         // a write carrying it fails, writing nothing
 
@@ -1742,8 +1743,10 @@ class CountingStore : public Store {
   }
 
   Result<std::optional<ChainState>> LoadState() override { return inner_->LoadState(); }
-  Status ApplyBlocks(std::span<const BlockWrite> w) override {
+  using Store::ApplyBlocks;
+  Status ApplyBlocks(std::span<const BlockWrite> w, const CommitGate& gate) override {
     ++writes;
+    if (gate) ++gated_writes;
     group_sizes.push_back(w.size());
     {
       std::unique_lock<std::mutex> lock(gate_mu_);
@@ -1757,9 +1760,10 @@ class CountingStore : public Store {
         if (fail_tx && t.hash == *fail_tx) return Internal("planted write failure");
       }
     }
-    return inner_->ApplyBlocks(w);
+    return inner_->ApplyBlocks(w, gate);
   }
   bool MayHaveOtherWriters() const override { return inner_->MayHaveOtherWriters(); }
+  bool CommitGateOverlaps() const override { return inner_->CommitGateOverlaps(); }
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
     ++reads;
     return inner_->GetEntities(keys);
@@ -1811,7 +1815,7 @@ class CountingStore : public Store {
 class CountingLedgerTest : public LedgerTest {
  protected:
   // A ledger over a CountingStore.
-  CountingStore* OpenCounting() {
+  CountingStore* OpenCounting(SignatureCheck check = SignatureCheck::kDeferWhenIdle) {
     auto store = OpenStore();
     EXPECT_TRUE(store.ok()) << store.status().ToString();
     if (!store.ok()) return nullptr;
@@ -1821,6 +1825,7 @@ class CountingLedgerTest : public LedgerTest {
     o.chain_id = 42;
     o.limits = limits_;
     o.clock_ms = [this] { return ++clock_; };
+    o.signature_check = check;
     auto l = Ledger::Open(std::move(counting), o);
     EXPECT_TRUE(l.ok()) << l.status().ToString();
     if (!l.ok()) return nullptr;
@@ -2140,6 +2145,96 @@ TEST_P(CountingLedgerTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {
   auto again = ledger_->Submit(y0);
   ASSERT_TRUE(again.ok() && again->status.ok());
   EXPECT_EQ(again->block, h + 4);
+}
+
+// A lone transaction's signature is checked at its write's commit gate where the gate overlaps
+// the database's work (SignatureCheck::kDeferWhenIdle: PostgreSQL), first elsewhere (SQLite). A
+// forged transaction at the gate executes like any other and is refused there with the
+// signature's error, writing nothing: not its block, not its sender's nonce. One whose
+// execution fails too reports the signature.
+TEST_P(CountingLedgerTest, ALoneTransactionsSignatureIsCheckedAtTheCommitGate) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet a;
+  const std::uint64_t h = Head();
+  const int deferred = IsPostgres() ? 1 : 0;
+  ASSERT_TRUE(ledger_->Submit(Sign(a, {Create(1000)}, 0))->status.ok());
+  EXPECT_EQ(c->gated_writes, deferred);
+  const int writes = c->writes;
+  Bytes forged = Sign(a, {Create(1000)}, 1);
+  forged[forged.size() - 1] ^= 0x40;
+  auto bad = ledger_->Submit(forged);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), Code::kVerificationFailed) << bad.status().ToString();
+  EXPECT_EQ(c->writes, writes + deferred);  // the write refused at its gate
+  EXPECT_EQ(Head(), h + 1);
+  EXPECT_EQ(ledger_->GetAccount(a.address())->tx_nonce, 1u);
+  EXPECT_EQ(*ledger_->GetReceipt(TxHash(forged)), std::nullopt);
+  EXPECT_EQ(CountOf("*"), 1u);
+  // Forged and with a nonce from the future: no block to gate, and the signature is what it
+  // reports.
+  Bytes forged_gap = Sign(a, {Create(1000)}, 7);
+  forged_gap[forged_gap.size() - 1] ^= 0x40;
+  auto bad_gap = ledger_->Submit(forged_gap);
+  ASSERT_FALSE(bad_gap.ok());
+  EXPECT_EQ(bad_gap.status().code(), Code::kVerificationFailed) << bad_gap.status().ToString();
+  // Nothing of the refused write stays behind: the genuine transaction with that nonce lands.
+  auto good = ledger_->Submit(Sign(a, {Create(1000)}, 1));
+  ASSERT_TRUE(good.ok() && good->status.ok()) << good.status().ToString();
+  EXPECT_EQ(good->block, h + 2);
+  EXPECT_EQ(CountOf("*"), 2u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// With every signature checked at the commit gate (kDeferAlways), a forged transaction in a
+// group fails the gate for the whole write, which is refused; the others are sealed again
+// without it, in order, and land.
+TEST_P(CountingLedgerTest, AForgedTransactionInAGroupIsSealedOut) {
+  CountingStore* c = OpenCounting(SignatureCheck::kDeferAlways);
+  ASSERT_NE(c, nullptr);
+  Wallet a, x, y, z;
+  const std::uint64_t h = Head();
+  c->Hold();
+  const Bytes first = Sign(a, {Create(1000)}, 0);
+  SubmitAsync(first);
+  c->WaitAtGate();
+  const Bytes x0 = Sign(x, {Create(1000)}, 0), z0 = Sign(z, {Create(1000)}, 0);
+  Bytes y0 = Sign(y, {Create(1000)}, 0);
+  y0[y0.size() - 1] ^= 0x40;
+  for (const Bytes* tx : {&x0, static_cast<const Bytes*>(&y0), &z0}) SubmitQueued(*tx);
+  c->Release();
+  JoinAll();
+  // The held write, the group of three refused at its gate, the two genuine ones again.
+  EXPECT_EQ(std::vector<std::size_t>(c->group_sizes.end() - 3, c->group_sizes.end()),
+            (std::vector<std::size_t>{1, 3, 2}));
+  // Gated: the held write and the refused one; by the second seal every signature was known.
+  EXPECT_EQ(c->gated_writes, 2);
+  auto ry = ResultOf(y0);
+  ASSERT_FALSE(ry.ok());
+  EXPECT_EQ(ry.status().code(), Code::kVerificationFailed) << ry.status().ToString();
+  auto rx = ResultOf(x0), rz = ResultOf(z0);
+  ASSERT_TRUE(rx.ok() && rz.ok());
+  EXPECT_EQ(rx->block, h + 2);
+  EXPECT_EQ(rz->block, h + 3);
+  EXPECT_EQ(ledger_->GetAccount(y.address())->tx_nonce, 0u);
+  EXPECT_EQ(Head(), h + 3);
+  EXPECT_EQ(CountOf("*"), 3u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// kFirst checks every signature before the transaction joins a block: a forged one never
+// reaches the store, and no write carries a gate.
+TEST_P(CountingLedgerTest, SignaturesCheckedFirstNeverReachTheStore) {
+  CountingStore* c = OpenCounting(SignatureCheck::kFirst);
+  ASSERT_NE(c, nullptr);
+  Wallet a;
+  const int writes = c->writes;
+  Bytes forged = Sign(a, {Create(1000)}, 0);
+  forged[forged.size() - 1] ^= 0x40;
+  EXPECT_EQ(ledger_->Submit(forged).status().code(), Code::kVerificationFailed);
+  EXPECT_EQ(c->writes, writes);
+  ASSERT_TRUE(ledger_->Submit(Sign(a, {Create(1000)}, 0))->status.ok());
+  EXPECT_EQ(c->gated_writes, 0);
 }
 
 // Store level: blocks written together land together or not at all.

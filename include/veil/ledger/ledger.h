@@ -61,6 +61,21 @@ namespace veil::ledger {
 
 enum class BlockMode : std::uint8_t { kInstant, kTimed };
 
+// Instant mode: when a transaction's signature is checked (LedgerOptions::signature_check).
+//   kFirst: before the transaction joins a block.
+//   kDeferWhenIdle: on a store whose commit gate runs while the database executes the write
+//     (Store::CommitGateOverlaps: PostgreSQL, where the block's statements are on the server
+//     by then), a transaction that finds no block being sealed and none waiting (a lone client,
+//     an idle node) has its signature checked at the gate, so the check (an Ed25519
+//     verification, about 46 us) overlaps the server's work instead of preceding it; the block
+//     commits only once it has passed. One that fails takes no block, changes nothing and gets
+//     the signature's error, as with kFirst (any others sealed with it are sealed again without
+//     it). Transactions that arrive while a block is being sealed are checked first, so a
+//     forged one costs at most the rollback of an idle node's write. Elsewhere (SQLite) as
+//     kFirst.
+//   kDeferAlways: every transaction at the gate, on any store (for tests of the path above).
+enum class SignatureCheck { kFirst, kDeferWhenIdle, kDeferAlways };
+
 struct LedgerOptions {
   std::uint64_t chain_id = 1;
   Limits limits = Limits::Arkiv();
@@ -72,6 +87,7 @@ struct LedgerOptions {
   // connection). Each is a connection to the database (SQLite: with its own page cache of
   // SqliteOptions::cache_mib, filled as it reads; PostgreSQL: a server process).
   std::size_t read_connections = 0;
+  SignatureCheck signature_check = SignatureCheck::kDeferWhenIdle;
 };
 
 struct TxCost {
@@ -221,19 +237,32 @@ class Ledger {
   // Instant mode: a submitted transaction waiting for its block (group commit).
   struct InstantSlot {
     Pending pending;
+    // The signature's check, once made (at Submit, or at the commit gate: SignatureCheck).
+    std::optional<Status> signature;
     Result<TxReceipt> result = Status(Code::kInternal, "not sealed");
     bool done = false;  // set under instant_mu_ once `result` is final
   };
   Ledger(std::unique_ptr<Store> store, LedgerOptions options);
-  Result<Pending> Check(ByteView encoded) const;
+  // Decodes and checks a transaction; its signature too unless `check_signature` is false.
+  Result<Pending> Check(ByteView encoded, bool check_signature = true) const;
+  // Whether a transaction submitted now has its signature checked at its write's commit gate.
+  bool DefersSignatureCheck() const;
+  // The slot's signature check, made now if it was deferred.
+  static const Status& SlotSignature(InstantSlot* slot);
   // Timed mode: executes the queue into one block.
   Result<SealResult> SealLocked(std::deque<Pending>& queue);
   // Instant mode: seals the waiting transactions (up to kMaxGroupBlocks, oldest first), each in
   // its own block, with one store write; fills in their results and marks them done.
   void SealInstantGroupLocked();
   // Seals `slots` in one store write and fills in their results; on a store error nothing is
-  // written, their results are left as they were and the error is returned.
+  // written, their results are left as they were and the error is returned. A transaction whose
+  // signature fails its check at the commit gate gets that error, and the others are sealed
+  // again without it.
   Status SealSlotsLocked(std::span<InstantSlot* const> slots);
+  // One attempt of the above; the transactions whose signatures failed at the commit gate (the
+  // write then refused) are added to `forged`.
+  Status SealSlotsOnceLocked(std::span<InstantSlot* const> slots,
+                             std::vector<InstantSlot*>* forged);
   // Reads into the cache, in one store call (one round trip on PostgreSQL), the accounts and
   // entities that `txs` will need and the cache lacks, so that executing them reads nothing.
   // Best effort: on a failure the transactions read what they need themselves.

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -144,13 +145,24 @@ class Store {
 
   // Creates the schema if needed; nullopt for a fresh store.
   virtual Result<std::optional<ChainState>> LoadState() = 0;
+  // Called by ApplyBlocks once the write's statements have run (on PostgreSQL: have been sent)
+  // and before its commit: an error fails the write, which is rolled back, with that error. Work
+  // that must pass before the blocks may land but need not hold up their statements (the
+  // Ledger's deferred signature checks, SignatureCheck) can overlap them this way.
+  using CommitGate = std::function<Status()>;
   // Applies consecutive blocks (each the parent of the next) in ONE database transaction: all
   // land or none does, and a durable commit covers them all (group commit: several blocks, one
   // WAL flush). When the database's head is no longer the first block's parent (another writer
-  // sealed first): HeadConflict, and nothing is written.
-  virtual Status ApplyBlocks(std::span<const BlockWrite> writes) = 0;
+  // sealed first): HeadConflict, and nothing is written. `gate`, when set, runs before the
+  // commit (CommitGate).
+  virtual Status ApplyBlocks(std::span<const BlockWrite> writes, const CommitGate& gate) = 0;
+  Status ApplyBlocks(std::span<const BlockWrite> writes) { return ApplyBlocks(writes, {}); }
+  // True when the gate runs while the database is still executing the write (its statements
+  // sent, not yet answered), so work done in it overlaps the database's; false when the gate
+  // runs after they have finished (SQLite, in process).
+  virtual bool CommitGateOverlaps() const { return false; }
   // One block.
-  Status Apply(const BlockWrite& write) { return ApplyBlocks(std::span(&write, 1)); }
+  Status Apply(const BlockWrite& write) { return ApplyBlocks(std::span(&write, 1), {}); }
   // True when other stores (nodes) may write the same database, so the head may move under the
   // engine: it then reloads the head with every read.
   virtual bool MayHaveOtherWriters() const { return false; }
