@@ -690,20 +690,32 @@ void Ledger::SealInstantGroupLocked() {
       for (InstantSlot* slot : slots) slot->done = true;
     }
   } mark_done{this, slots};
-  Status s = SealSlotsLocked(slots);
+  // Only a transaction sealed alone has its signature checked at the commit gate (a forged one
+  // then costs one rolled-back write of its own): in a group, one whose check was deferred (it
+  // found the ledger idle, and others joined it) is checked before anything executes.
+  std::vector<InstantSlot*> sealing;
+  for (InstantSlot* slot : slots) {
+    if (slots.size() == 1 || SlotSignature(slot).ok()) {
+      sealing.push_back(slot);
+    } else {
+      slot->result = *slot->signature;
+    }
+  }
+  if (sealing.empty()) return;
+  Status s = SealSlotsLocked(sealing);
   // A transaction whose signature failed its check keeps that error whatever the write did.
   auto forged = [](InstantSlot* slot) { return slot->signature && !slot->signature->ok(); };
-  if (!s.ok() && slots.size() > 1 && s.code() == Code::kInternal) {
+  if (!s.ok() && sealing.size() > 1 && s.code() == Code::kInternal) {
     // A statement failed (not a lost race, not a lost connection, after which the outcome is
     // unknown): that may be one block's fault, so seal each alone and only the transaction whose
     // block fails reports it.
-    for (InstantSlot* slot : slots) {
+    for (InstantSlot* slot : sealing) {
       if (forged(slot)) continue;
       std::array<InstantSlot*, 1> one{slot};
       if (Status alone = SealSlotsLocked(one); !alone.ok()) slot->result = std::move(alone);
     }
   } else if (!s.ok()) {
-    for (InstantSlot* slot : slots) {
+    for (InstantSlot* slot : sealing) {
       if (!forged(slot)) slot->result = s;
     }
   }
@@ -735,14 +747,15 @@ Status Ledger::SealSlotsLocked(std::span<InstantSlot* const> slots) {
   std::vector<InstantSlot*> forged;
   Status s = SealSlotsOnceLocked(slots, &forged);
   if (forged.empty()) return s;
-  // Nothing was written. The forged transactions report their check's error; the others, whose
-  // checks are all done by now, are sealed again without them.
+  // Refused at the gate: nothing was written. The forged transactions report their check's
+  // error; the others (none when, as SealInstantGroupLocked arranges, only a transaction sealed
+  // alone defers its check) are checked now, and those that pass are sealed again, with no gate.
   std::vector<InstantSlot*> rest;
   for (InstantSlot* slot : slots) {
-    if (std::find(forged.begin(), forged.end(), slot) != forged.end()) {
-      slot->result = *slot->signature;
-    } else {
+    if (SlotSignature(slot).ok()) {
       rest.push_back(slot);
+    } else {
+      slot->result = *slot->signature;
     }
   }
   forged.clear();
@@ -803,7 +816,10 @@ Status Ledger::SealSlotsOnceLocked(std::span<InstantSlot* const> slots,
     }
     Status s = writes.empty() ? Status::Ok() : store_->ApplyBlocks(writes, gate);
     if (!writes.empty()) block_writes_.fetch_add(1, std::memory_order_relaxed);
-    if (!forged->empty()) return s;  // refused at the gate: nothing was written
+    if (!forged->empty()) {
+      VEIL_CHECK_MSG(!s.ok(), "a store committed a write its commit gate refused");
+      return s;  // refused at the gate: nothing was written
+    }
     if (s.ok()) {
       for (const BlockWrite& w : writes) cache_->Absorb(w);
       if (!writes.empty()) SetStateLocked(writes.back().state_after);

@@ -1490,7 +1490,14 @@ class PostgresStore final : public Store {
     std::size_t sent = steps.size();
     if (gate) {
       if (PQflush(conn_) != 0) return ConnectionError("pipeline flush");
-      gate_status = gate();
+      try {
+        gate_status = gate();
+      } catch (...) {
+        // The transaction is open on the server with the chain's write lock: drop the
+        // connection, which rolls it back, rather than leave it until the next call.
+        PQreset(conn_);
+        throw;
+      }
       if (!gate_status.ok()) {
         if (PQsendQueryParams(conn_, kRefuseCommit, 0, nullptr, nullptr, nullptr, nullptr, 1) !=
             1) {
@@ -1539,7 +1546,9 @@ class PostgresStore final : public Store {
     if (PQexitPipelineMode(conn_) != 1) return ConnectionError("pipeline exit");
     broken_ = false;
     if (!gate_status.ok()) {
-      results->resize(steps.size());  // not the refusing statement's
+      // (The refusing statement's failure, noted as step steps.size() like a failed commit,
+      // is superseded by the gate's error.)
+      results->resize(steps.size());
       return gate_status;
     }
     if (!failed) return true;

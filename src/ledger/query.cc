@@ -25,6 +25,7 @@ enum class Tok : std::uint8_t {
   kOrOr,
   kStar,
   kString,
+  kQuoted,  // 'text' with '' for an apostrophe: only inside str(...)
   kNumber,
   kHex,
   kIdent,
@@ -109,6 +110,8 @@ class Lexer {
         break;
       case '"':
         return String(t, f);
+      case '\'':
+        return Quoted(t, f);
       case '$': {
         std::size_t j = i_ + 1;
         if (j >= s_.size() || !IsIdentStart(s_[j])) break;
@@ -156,6 +159,28 @@ class Lexer {
       }
       out.push_back(c);
       ++i_;
+    }
+    *f = {start, "unterminated string"};
+    return false;
+  }
+
+  // Arkiv 0.8.1's typed string literal's text: apostrophes doubled, nothing else escaped.
+  bool Quoted(Token* t, Failure* f) {
+    const std::size_t start = i_++;
+    std::string out;
+    while (i_ < s_.size()) {
+      if (s_[i_] == '\'') {
+        if (i_ + 1 < s_.size() && s_[i_ + 1] == '\'') {
+          out.push_back('\'');
+          i_ += 2;
+          continue;
+        }
+        ++i_;
+        t->kind = Tok::kQuoted;
+        t->text = std::move(out);
+        return true;
+      }
+      out.push_back(s_[i_++]);
     }
     *f = {start, "unterminated string"};
     return false;
@@ -299,9 +324,49 @@ class Parser {
       case Tok::kHex:
         *v = tok_.hex;
         break;
+      case Tok::kIdent:
+        return Typed(v);
       default:
         return Fail(tok_.pos, "expected a literal (string, number or 0x-hex)");
     }
+    return Advance();
+  }
+
+  // Arkiv 0.8.1's typed literals: str('it''s'), u64(5), addr(0x + 40 hex digits), key(0x + 64).
+  // The ledger stores two attribute types, str and u64 (and addresses and keys in $owner,
+  // $creator, $key); a literal of a type it never stores (i32, u256, dec, bytes32, bool, true,
+  // false) is refused, since on Arkiv it could match only cells of that type.
+  bool Typed(query::Literal* v) {
+    const std::size_t pos = tok_.pos;
+    const std::string type = tok_.text;
+    const bool known = type == "str" || type == "u64" || type == "addr" || type == "key";
+    if (!known) {
+      const bool arkiv_type = type == "i32" || type == "u256" || type == "dec" ||
+                              type == "bytes32" || type == "bytes" || type == "bool" ||
+                              type == "true" || type == "false";
+      if (!arkiv_type) return Fail(pos, "expected a literal (string, number or 0x-hex)");
+      return Fail(pos, "values of type " + (type == "true" || type == "false" ? "bool" : type) +
+                           " are never stored here: attributes are str and u64");
+    }
+    if (!Advance()) return false;
+    if (tok_.kind != Tok::kLParen) return Fail(tok_.pos, "expected '(' after " + type);
+    if (!Advance()) return false;
+    const std::size_t at = tok_.pos;
+    if (type == "str") {
+      if (tok_.kind != Tok::kQuoted) return Fail(at, "str takes a 'quoted' string");
+      *v = tok_.text;
+    } else if (type == "u64") {
+      if (tok_.kind != Tok::kNumber) return Fail(at, "u64 takes a decimal number");
+      *v = tok_.number;
+    } else {
+      const std::size_t want = type == "addr" ? 20 : 32;
+      if (tok_.kind != Tok::kHex || tok_.hex.size() != want) {
+        return Fail(at, type + " takes 0x and " + std::to_string(2 * want) + " hex digits");
+      }
+      *v = tok_.hex;
+    }
+    if (!Advance()) return false;
+    if (tok_.kind != Tok::kRParen) return Fail(tok_.pos, "expected ')'");
     return Advance();
   }
 

@@ -97,6 +97,44 @@ TEST(QueryParse, ErrorsCarryOffsets) {
   EXPECT_EQ(ErrorAt("a = \"\\n\""), 5u);
 }
 
+// Arkiv 0.8.1's typed literals parse to the same values as the plain forms; a type the ledger
+// never stores is refused where it stands.
+TEST(QueryParse, TypedLiterals) {
+  const std::string key = std::string(64, 'a');
+  const std::string addr = std::string(40, 'b');
+  EXPECT_EQ(std::get<std::string>(P("name = str('it''s')").predicate.values[0]), "it's");
+  EXPECT_EQ(std::get<std::string>(P("name = str('')").predicate.values[0]), "");
+  EXPECT_EQ(std::get<std::string>(P("name = str('a\\\"b')").predicate.values[0]), "a\\\"b");
+  EXPECT_EQ(std::get<std::uint64_t>(P("n >= u64(18446744073709551615)").predicate.values[0]),
+            UINT64_MAX);
+  EXPECT_EQ(P("name ~ str('ab*')").predicate.op, CmpOp::kGlob);
+  EXPECT_EQ(std::get<Bytes>(P("$owner = addr(0x" + addr + ")").predicate.values[0]).size(), 20u);
+  EXPECT_EQ(P("$key IN (key(0x" + key + "), 0x" + key + ")").predicate.values.size(), 2u);
+  EXPECT_EQ(ToString(P("a = str('x') && b IN (u64(1), u64(2))")),
+            ToString(P("a = \"x\" && b IN (1, 2)")));
+  // An attribute may be named like a type; the typed form is a literal only where one stands.
+  EXPECT_EQ(P("str = str('x')").predicate.name, "str");
+  EXPECT_EQ(ErrorAt("a = i32(5)"), 4u);
+  EXPECT_EQ(ErrorAt("a = dec(3.5)"), 4u);
+  EXPECT_EQ(ErrorAt("a = true"), 4u);
+  EXPECT_EQ(ErrorAt("a = bytes32(0x" + key + ")"), 4u);
+  EXPECT_EQ(ErrorAt("a = maybe(1)"), 4u);
+  EXPECT_EQ(ErrorAt("a = 'x'"), 4u);         // a quoted string only inside str(...)
+  EXPECT_EQ(ErrorAt("a = str(\"x\")"), 8u);  // str takes the quoted form
+  EXPECT_EQ(ErrorAt("a = str('x"), 8u);      // unterminated
+  EXPECT_EQ(ErrorAt("a = str 'x'"), 8u);     // no parenthesis
+  EXPECT_EQ(ErrorAt("a = str('x'"), 11u);    // no closing parenthesis
+  EXPECT_EQ(ErrorAt("a = u64('5')"), 8u);
+  EXPECT_EQ(ErrorAt("a = u64(0x05)"), 8u);
+  EXPECT_EQ(ErrorAt("$owner = addr(0x" + key + ")"), 14u);  // a key's length
+  EXPECT_EQ(ErrorAt("$owner = key(0x" + key + ")"), 7u);    // a key where an address belongs
+  EXPECT_EQ(ErrorAt("a = addr(0x" + addr + ")"), 2u);       // bytes on an attribute
+  ParseError e;
+  auto r = Parse("a = dec(3.5)", kLimits, &e);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("dec"), std::string::npos) << r.status().ToString();
+}
+
 TEST(QueryParse, Limits) {
   QueryLimits l;
   l.max_depth = 3;

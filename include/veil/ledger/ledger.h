@@ -69,11 +69,13 @@ enum class BlockMode : std::uint8_t { kInstant, kTimed };
 //     an idle node) has its signature checked at the gate, so the check (an Ed25519
 //     verification, about 46 us) overlaps the server's work instead of preceding it; the block
 //     commits only once it has passed. One that fails takes no block, changes nothing and gets
-//     the signature's error, as with kFirst (any others sealed with it are sealed again without
-//     it). Transactions that arrive while a block is being sealed are checked first, so a
-//     forged one costs at most the rollback of an idle node's write. Elsewhere (SQLite) as
-//     kFirst.
-//   kDeferAlways: every transaction at the gate, on any store (for tests of the path above).
+//     the signature's error, as with kFirst. Only a transaction sealed alone is checked at the
+//     gate: one that found the ledger idle but was joined by others before its group was taken
+//     is checked before the group executes, and those that arrive while a block is being sealed
+//     are checked first, so a forged transaction costs at most one rolled-back write of its own.
+//     Elsewhere (SQLite) as kFirst.
+//   kDeferAlways: every transaction sealed alone at the gate, on any store (for tests of the
+//     path above).
 enum class SignatureCheck { kFirst, kDeferWhenIdle, kDeferAlways };
 
 struct LedgerOptions {
@@ -255,9 +257,9 @@ class Ledger {
   // its own block, with one store write; fills in their results and marks them done.
   void SealInstantGroupLocked();
   // Seals `slots` in one store write and fills in their results; on a store error nothing is
-  // written, their results are left as they were and the error is returned. A transaction whose
-  // signature fails its check at the commit gate gets that error, and the others are sealed
-  // again without it.
+  // written, their results are left as they were (but for a forged one's, below) and the error
+  // is returned. A transaction whose signature fails its check at the commit gate gets that
+  // error, and any others, checked then, are sealed again without it.
   Status SealSlotsLocked(std::span<InstantSlot* const> slots);
   // One attempt of the above; the transactions whose signatures failed at the commit gate (the
   // write then refused) are added to `forged`.

@@ -11,9 +11,11 @@
 // Fields are attribute names or the meta fields $key, $owner, $creator, $expiresAt (alias
 // $expiration), $createdAtBlock (alias $createdAt) and $contentType (=, IN, NOT IN and glob on
 // strings; not indexed: it filters the rows something else finds, or scans). Literals:
-// "double-quoted" strings (escapes
-// \" and \\), unsigned 64-bit decimals, 0x-hex (64 digits for keys, 40 for addresses). A
-// predicate matches only attributes of the literal's type. Errors carry the byte offset.
+// "double-quoted" strings (escapes \" and \\), unsigned 64-bit decimals, 0x-hex (64 digits for
+// keys, 40 for addresses), and Arkiv 0.8.1's typed forms of the same: str('text', an apostrophe
+// doubled), u64(decimal), addr(0x + 40 hex digits), key(0x + 64); a type the ledger never stores
+// (i32, u256, dec, bytes32, bytes, bool, true, false) is an error. A predicate matches only
+// attributes of the literal's type. Errors carry the byte offset.
 //
 // Thread safety: values and pure functions.
 #pragma once
