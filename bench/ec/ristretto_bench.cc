@@ -212,18 +212,22 @@ BENCHMARK(BM_DoubleScalarMulBasepoint_Veil);
 
 // --- multi-scalar multiplication and sums ---
 
-void BM_Msm_Veil(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
+// An MSM of n random points and scalars by `algorithm`, counter s_per_point.
+void RunMsm(benchmark::State& state, std::size_t n, MsmAlgorithm algorithm) {
   std::vector<Scalar> s(n);
   std::vector<RistrettoPoint> p(n);
   for (std::size_t i = 0; i < n; ++i) {
     s[i] = Scalar::Random();
     p[i] = RandomPoint();
   }
-  for (auto _ : state) benchmark::DoNotOptimize(MultiScalarMulVartime(s, p));
+  for (auto _ : state) benchmark::DoNotOptimize(MultiScalarMulVartime(s, p, algorithm));
   state.counters["s_per_point"] =
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
                                                      benchmark::Counter::kInvert);
+}
+
+void BM_Msm_Veil(benchmark::State& state) {
+  RunMsm(state, static_cast<std::size_t>(state.range(0)), MsmAlgorithm::kAuto);
 }
 BENCHMARK(BM_Msm_Veil)
     ->Arg(64)
@@ -237,18 +241,8 @@ BENCHMARK(BM_Msm_Veil)
 // switches: the measurement behind the crossing (docs/notes/ec.md). Arg 0: the MsmAlgorithm
 // value, 1 Straus, 3 Pippenger.
 void BM_Msm_Algorithm(benchmark::State& state) {
-  const auto algorithm = static_cast<MsmAlgorithm>(state.range(0));
-  const auto n = static_cast<std::size_t>(state.range(1));
-  std::vector<Scalar> s(n);
-  std::vector<RistrettoPoint> p(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    s[i] = Scalar::Random();
-    p[i] = RandomPoint();
-  }
-  for (auto _ : state) benchmark::DoNotOptimize(MultiScalarMulVartime(s, p, algorithm));
-  state.counters["s_per_point"] =
-      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
-                                                     benchmark::Counter::kInvert);
+  RunMsm(state, static_cast<std::size_t>(state.range(1)),
+         static_cast<MsmAlgorithm>(state.range(0)));
 }
 BENCHMARK(BM_Msm_Algorithm)
     ->ArgsProduct({{1, 3}, {64, 96, 128, 192, 256, 512}})

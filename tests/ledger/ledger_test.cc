@@ -1854,6 +1854,16 @@ class CountingLedgerTest : public LedgerTest {
     return c;
   }
 
+  // Holds the store's next write at its gate: submits a transaction of `w`'s (nonce 0) on a
+  // thread of its own and returns it once its write (a group of one) waits there.
+  Bytes HoldAWrite(CountingStore* c, Wallet& w) {
+    c->Hold();
+    Bytes first = Sign(w, {Create(1000)}, 0);
+    SubmitAsync(first);
+    c->WaitAtGate();
+    return first;
+  }
+
   // Submits `tx` on a thread of its own.
   void SubmitAsync(const Bytes& tx) {
     submitters_.emplace_back([this, tx] {
@@ -1929,10 +1939,7 @@ TEST_P(CountingLedgerTest, AGroupReadsWhatItLacksInOneCall) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);
   Wallet a, x, y, z;
-  c->Hold();
-  const Bytes first = Sign(a, {Create(1000)}, 0);
-  SubmitAsync(first);
-  c->WaitAtGate();
+  const Bytes first = HoldAWrite(c, a);
   const int reads = c->reads;
   const EntityKey xk = ledger_->PredictKey(x.address(), 0);
   UpdateOp u;
@@ -1965,10 +1972,7 @@ TEST_P(CountingLedgerTest, ConcurrentSubmitsShareOneDurableWrite) {
   Wallet a, x, y;
   const std::uint64_t h = Head();
   const std::size_t writes_before = c->group_sizes.size();
-  c->Hold();
-  const Bytes first = Sign(a, {Create(1000)}, 0);
-  SubmitAsync(first);
-  c->WaitAtGate();  // the first transaction's write (a group of one) is held
+  const Bytes first = HoldAWrite(c, a);  // the first transaction's write (a group of one) is held
   const EntityKey xk = ledger_->PredictKey(x.address(), 0);
   UpdateOp u;
   u.key = xk;
@@ -2034,10 +2038,7 @@ TEST_P(CountingLedgerTest, AGroupIsWrittenAsItsNetEffect) {
       MustCreate(x, Create(50, {Attribute::Str("s", "a"), Attribute::Num("v", 1)}));
   const EntityKey k2 = MustCreate(x, Create(50, {Attribute::Num("v", 2)}));
   const std::uint64_t h = Head();
-  c->Hold();
-  const Bytes first = Sign(a, {Create(1000)}, 0);
-  SubmitAsync(first);
-  c->WaitAtGate();
+  const Bytes first = HoldAWrite(c, a);
   UpdateOp u1;
   u1.key = k1;
   u1.set = {Attribute::Num("v", 10)};
@@ -2102,10 +2103,7 @@ TEST_P(CountingLedgerTest, GroupsAreCappedAndTheRestFollow) {
   ASSERT_NE(c, nullptr);
   Wallet a, x;
   const std::uint64_t h = Head();
-  c->Hold();
-  const Bytes first = Sign(a, {Create(1000)}, 0);
-  SubmitAsync(first);
-  c->WaitAtGate();
+  HoldAWrite(c, a);
   const std::size_t n = Ledger::kMaxGroupBlocks + 6;
   std::vector<Bytes> txs;
   for (std::size_t i = 0; i < n; ++i) txs.push_back(Sign(x, {Create(1000)}, i));
@@ -2130,10 +2128,7 @@ TEST_P(CountingLedgerTest, AFailedGroupWriteFailsOnlyItsOwnTransaction) {
   ASSERT_NE(c, nullptr);
   Wallet a, x, y, z;
   const std::uint64_t h = Head();
-  c->Hold();
-  const Bytes first = Sign(a, {Create(1000)}, 0);
-  SubmitAsync(first);
-  c->WaitAtGate();
+  HoldAWrite(c, a);
   // y1 follows y0 from the same sender: once y0's block fails alone, y1 must be judged without
   // it (nonce too high), not over the failed group's view.
   const Bytes x0 = Sign(x, {Create(1000)}, 0), y0 = Sign(y, {Create(1000)}, 0),
@@ -2215,10 +2210,7 @@ TEST_P(CountingLedgerTest, DeferredChecksInAGroupAreMadeBeforeItExecutes) {
   ASSERT_NE(c, nullptr);
   Wallet a, x, y, z;
   const std::uint64_t h = Head();
-  c->Hold();
-  const Bytes first = Sign(a, {Create(1000)}, 0);
-  SubmitAsync(first);
-  c->WaitAtGate();
+  HoldAWrite(c, a);
   const Bytes x0 = Sign(x, {Create(1000)}, 0), z0 = Sign(z, {Create(1000)}, 0);
   Bytes y0 = Sign(y, {Create(1000)}, 0);
   y0[y0.size() - 1] ^= 0x40;
