@@ -239,13 +239,17 @@ BENCHMARK(BM_Msm_Veil)
 
 // Each algorithm behind MultiScalarMulVartime around the size where the automatic choice
 // switches: the measurement behind the crossing (docs/notes/ec.md). Arg 0: the MsmAlgorithm
-// value, 1 Straus, 3 Pippenger.
+// value, 1 Straus, 3 Pippenger, 4 Pippenger on AVX-512 IFMA (skipped where the CPU has none).
 void BM_Msm_Algorithm(benchmark::State& state) {
-  RunMsm(state, static_cast<std::size_t>(state.range(1)),
-         static_cast<MsmAlgorithm>(state.range(0)));
+  const auto algorithm = static_cast<MsmAlgorithm>(state.range(0));
+  if (algorithm == MsmAlgorithm::kPippengerAvx512 && !HasAvx512Msm()) {
+    state.SkipWithError("no AVX-512 IFMA on this CPU");
+    return;
+  }
+  RunMsm(state, static_cast<std::size_t>(state.range(1)), algorithm);
 }
 BENCHMARK(BM_Msm_Algorithm)
-    ->ArgsProduct({{1, 3}, {64, 96, 128, 192, 256, 512}})
+    ->ArgsProduct({{1, 3, 4}, {2, 4, 8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 4096}})
     ->Unit(benchmark::kMicrosecond);
 
 // What libsodium's API offers for an MSM: n multiplications and n - 1 additions on encodings.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "edwards.h"
+#include "msm_avx512.h"
 #include "veil/base/consttime.h"
 #include "veil/base/status.h"
 #include "veil/crypto/secret.h"
@@ -442,6 +443,8 @@ RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoP
   return RistrettoPoint::FromEdwardsUnchecked(internal::ToExtended(c));
 }
 
+bool HasAvx512Msm() { return internal::HaveAvx512Ifma(); }
+
 RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
                                      std::span<const RistrettoPoint> points,
                                      MsmAlgorithm algorithm) {
@@ -453,13 +456,24 @@ RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
   // caches first; docs/performance.md). Bos-Coster was measured too and is cheaper at no size
   // (docs/performance.md, bench-ec-msm-5-boscoster.json).
   constexpr std::size_t kPippengerFrom = 150;
+  // Where the AVX-512 IFMA Pippenger drops below Straus (measured, docs/performance.md).
+  constexpr std::size_t kAvx512From = 4;
   if (algorithm == MsmAlgorithm::kAuto) {
-    algorithm = scalars.size() < kPippengerFrom ? MsmAlgorithm::kStraus : MsmAlgorithm::kPippenger;
+    if (scalars.size() >= kAvx512From && internal::HaveAvx512Ifma()) {
+      algorithm = MsmAlgorithm::kPippengerAvx512;
+    } else {
+      algorithm =
+          scalars.size() < kPippengerFrom ? MsmAlgorithm::kStraus : MsmAlgorithm::kPippenger;
+    }
   }
-  if (algorithm == MsmAlgorithm::kStraus) {
-    return RistrettoPoint::FromEdwardsUnchecked(StrausVartime(scalars, points));
+  switch (algorithm) {
+    case MsmAlgorithm::kStraus:
+      return RistrettoPoint::FromEdwardsUnchecked(StrausVartime(scalars, points));
+    case MsmAlgorithm::kPippengerAvx512:
+      return RistrettoPoint::FromEdwardsUnchecked(internal::PippengerAvx512(scalars, points));
+    default:
+      return RistrettoPoint::FromEdwardsUnchecked(PippengerVartime(scalars, points));
   }
-  return RistrettoPoint::FromEdwardsUnchecked(PippengerVartime(scalars, points));
 }
 
 }  // namespace veil::ec

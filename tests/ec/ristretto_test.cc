@@ -217,10 +217,34 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
     ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kStraus) == expect) << "Straus n=" << n;
     ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == expect)
         << "Pippenger n=" << n;
+    if (HasAvx512Msm()) {
+      ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) == expect)
+          << "Pippenger AVX-512 n=" << n;
+    }
     std::fill(s.begin(), s.end(), Scalar());
     ASSERT_TRUE(MultiScalarMulVartime(s, p).IsIdentity()) << "all zero n=" << n;
   }
   EXPECT_TRUE(MultiScalarMulVartime({}, {}).IsIdentity());
+}
+
+// Scalars just below l (bit 252 set), so every top window is nonzero, at the sizes where the
+// AVX-512 path runs its narrowest windows (2 and 3 bits).
+TEST_F(RistrettoTest, MultiScalarMulScalarsNearTheOrder) {
+  for (std::size_t n = 1; n <= 4; ++n) {
+    std::vector<Scalar> s;
+    std::vector<RistrettoPoint> p;
+    for (std::size_t i = 0; i < n; ++i) {
+      s.push_back(-Scalar::FromUint64(1 + 3 * i));  // l - 1, l - 4, ...
+      p.push_back(BasepointMul(Scalar::Random()));
+    }
+    const RistrettoPoint expect = NaiveSum(s, p);
+    EXPECT_TRUE(MultiScalarMulVartime(s, p) == expect) << n;
+    EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kStraus) == expect) << n;
+    EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == expect) << n;
+    if (HasAvx512Msm()) {
+      EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) == expect) << n;
+    }
+  }
 }
 
 // The widest windows (10,000 points and up), against a naive sum made cheap by repeating 16
@@ -238,6 +262,21 @@ TEST_F(RistrettoTest, MultiScalarMulWidestWindows) {
       folded[i % 16] += s[i];
     }
     ASSERT_TRUE(MultiScalarMulVartime(s, p) == NaiveSum(folded, base)) << n;
+    ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == NaiveSum(folded, base))
+        << n;
+  }
+  // The AVX-512 path sums more than 2^18 points in chunks of 2^18.
+  if (HasAvx512Msm()) {
+    const std::size_t n = (std::size_t{1} << 18) + 3;
+    std::vector<Scalar> s(n), folded(16);
+    std::vector<RistrettoPoint> p(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      s[i] = Scalar::Random();
+      p[i] = base[i % 16];
+      folded[i % 16] += s[i];
+    }
+    ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) ==
+                NaiveSum(folded, base));
   }
 }
 

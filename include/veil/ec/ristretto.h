@@ -146,10 +146,16 @@ class FixedBaseTable {
 RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoPoint& big_a,
                                                const Scalar& b);
 
-// The algorithms behind MultiScalarMulVartime. kAuto picks the cheaper for the size (the measured
-// crossing is in docs/notes/ec.md); the others are there for tests and benchmarks. (The values
-// name the benchmark's rows; 2 was a Bos-Coster probe, docs/performance.md.)
-enum class MsmAlgorithm { kAuto = 0, kStraus = 1, kPippenger = 3 };
+// The algorithms behind MultiScalarMulVartime. kAuto picks the cheapest for the size and the CPU
+// (the measured crossings are in docs/notes/ec.md); the others are there for tests and
+// benchmarks. kPippengerAvx512 is Pippenger with eight windows in the lanes of AVX-512 IFMA
+// registers; asking for it where HasAvx512Msm() is false is a programming error and aborts. (The
+// values name the benchmark's rows; 2 was a Bos-Coster probe, docs/performance.md.)
+enum class MsmAlgorithm { kAuto = 0, kStraus = 1, kPippenger = 3, kPippengerAvx512 = 4 };
+
+// True when this CPU runs the AVX-512 IFMA multi-scalar multiplication (and the environment
+// variable VEIL_EC_AVX512 is not "0", which keeps every call on the 64-bit code).
+bool HasAvx512Msm();
 
 // sum s_i P_i. Variable time: public scalars only. The spans must have the same length (a
 // mismatch is a programming error and aborts); an empty sum is the identity.
