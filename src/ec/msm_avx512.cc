@@ -20,6 +20,7 @@
 // g++ 12 reports its own intrinsics' _mm512_undefined_epi32 (a self-initialised register) as
 // (maybe) uninitialised once they are inlined here; the warning is about the header, not this code.
 #if !defined(__clang__)
+#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
@@ -109,21 +110,31 @@ std::int32_t Digit(const Words& v, std::size_t win, const Windows& w) {
   return win + 1 == w.count ? d : d - (std::int32_t{1} << (w.c - 1));
 }
 
-// A point's cached form, 20 limbs: Y+X, Y-X, Z, 2dT, each carried to limbs < 2^51 + 2^18.
+// A point's cached form, 20 limbs: Y+X, Y-X, Z, 2dT, each with limbs < 2^51 + 2^18 (FeReduce's
+// bound; FeMul's is tighter).
 constexpr std::size_t kLimbs = 20;
 // A table row: the 20 limbs and 4 words of padding, so a row is three 64-byte lines and three
 // full 512-bit loads.
 constexpr std::size_t kRow = 24;
+struct alignas(64) Row {
+  std::uint64_t w[kRow];
+};
+static_assert(sizeof(Row) == kRow * sizeof(std::uint64_t));
 
 void AppendNiels(const Extended& e, std::uint64_t* out) {
   const Fe25519 x = crypto::FeReduce(e.x);
   const Fe25519 y = crypto::FeReduce(e.y);
   const Fe25519 f[4] = {crypto::FeReduce(FeAdd(y, x)), crypto::FeReduce(FeSub(y, x)),
-                        crypto::FeReduce(e.z), crypto::FeReduce(FeMul(e.t, kD2))};
+                        crypto::FeReduce(e.z), FeMul(crypto::FeReduce(e.t), kD2)};
   for (std::size_t k = 0; k < 4; ++k) {
     for (std::size_t i = 0; i < 5; ++i) out[5 * k + i] = f[k].v[i];
   }
 }
+
+// Points a call takes at once (more are summed in chunks): the table takes 192 bytes a point, and
+// an event keeps a row's offset times 4 in 32 bits.
+constexpr std::size_t kMaxPoints = std::size_t{1} << 18;
+static_assert((kMaxPoints + 1) * kRow * 4 < (std::uint64_t{1} << 32));
 
 // Event encoding, one 32-bit word a lane and step: (offset of the point's table row) << 2 |
 // boundary << 1 | negative. A boundary folds the running sum into the window's sum; its offset
@@ -392,6 +403,17 @@ VEIL_AVX512 void CombineGroups(const LaneBlock* group_sums, std::size_t groups, 
   Store(acc, out);
 }
 
+VEIL_AVX512 void FieldOps(const Fe25519& a, const Fe25519& b, LaneBlock& out) {
+  const FeV va = FeConst(a), vb = FeConst(b);
+  const FeV r[3] = {Mul(va, vb), Add(va, vb), Sub(va, vb)};
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t i = 0; i < 5; ++i) _mm512_storeu_si512(out.w[5 * k + i], r[k].l[i]);
+  }
+}
+
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif  // VEIL_EC_HAVE_AVX512
 
 // 2^k P by k doublings through projective coordinates, k >= 1.
@@ -411,9 +433,11 @@ Extended PippengerAvx512Chunk(std::span<const Scalar> scalars,
   const std::size_t steps = n + buckets;
 
   // The cached points, then the identity (1, 1, 1, 0) at index n.
-  std::vector<std::uint64_t> table((n + 1) * kRow);
-  for (std::size_t j = 0; j < n; ++j) AppendNiels(points[j].edwards(), &table[j * kRow]);
-  AppendNiels(kIdentity, &table[n * kRow]);
+  VEIL_CHECK_MSG(n <= kMaxPoints, "PippengerAvx512Chunk: too many points");
+  std::vector<Row> rows(n + 1);  // aligned to cache lines: three lines a row
+  for (std::size_t j = 0; j < n; ++j) AppendNiels(points[j].edwards(), rows[j].w);
+  AppendNiels(kIdentity, rows[n].w);
+  const std::uint64_t* table = rows.data()->w;
   const auto identity_event = static_cast<std::uint32_t>(n * kRow) << 2;
 
   std::vector<Words> words(n);
@@ -456,7 +480,7 @@ Extended PippengerAvx512Chunk(std::span<const Scalar> scalars,
         events[8 * next[k]++ + lane] = e;
       }
     }
-    RunGroup(events.data(), steps, table.data(), group_sums[g]);
+    RunGroup(events.data(), steps, table, group_sums[g]);
   }
   LaneBlock out;
   CombineGroups(group_sums.data(), w.groups, w.c, out);
@@ -482,10 +506,32 @@ Extended PippengerAvx512Chunk(std::span<const Scalar> scalars,
 
 }  // namespace
 
+Avx512FieldResults Avx512FieldForTest(const Fe25519& a, const Fe25519& b) {
+  VEIL_CHECK_MSG(HaveAvx512Ifma(), "Avx512FieldForTest: the CPU has no AVX-512 IFMA");
+  Avx512FieldResults r{};
+#if VEIL_EC_HAVE_AVX512
+  LaneBlock out;
+  FieldOps(a, b, out);
+  Fe25519* results[3] = {&r.mul, &r.add, &r.sub};
+  for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t i = 0; i < 5; ++i) {
+      results[k]->v[i] = out.w[5 * k + i][0];
+      for (std::size_t lane = 1; lane < 8; ++lane) {
+        VEIL_CHECK_MSG(out.w[5 * k + i][lane] == out.w[5 * k + i][0],
+                       "Avx512FieldForTest: the lanes disagree");
+      }
+    }
+  }
+#else
+  (void)a;
+  (void)b;
+#endif
+  return r;
+}
+
 Extended PippengerAvx512(std::span<const Scalar> scalars, std::span<const RistrettoPoint> points) {
   VEIL_CHECK_MSG(HaveAvx512Ifma(), "PippengerAvx512: the CPU has no AVX-512 IFMA");
   VEIL_CHECK_MSG(scalars.size() == points.size(), "PippengerAvx512: spans differ in length");
-  constexpr std::size_t kMaxPoints = std::size_t{1} << 18;
   Extended total = kIdentity;
   for (std::size_t at = 0; at < scalars.size(); at += kMaxPoints) {
     const std::size_t len = std::min(kMaxPoints, scalars.size() - at);

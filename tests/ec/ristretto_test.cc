@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/ec/msm_avx512.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/random.h"
 
@@ -202,7 +203,12 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   for (const std::size_t n : sizes) {
     std::vector<Scalar> s(scalars.begin(), scalars.begin() + static_cast<std::ptrdiff_t>(n));
     std::vector<RistrettoPoint> p(points.begin(), points.begin() + static_cast<std::ptrdiff_t>(n));
-    ASSERT_TRUE(MultiScalarMulVartime(s, p) == NaiveSum(s, p)) << "n=" << n;
+    const RistrettoPoint random_sum = NaiveSum(s, p);
+    ASSERT_TRUE(MultiScalarMulVartime(s, p) == random_sum) << "n=" << n;
+    if (HasAvx512Msm()) {
+      ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) == random_sum)
+          << "Pippenger AVX-512, random scalars, n=" << n;
+    }
     // Edge cases in the same sum: zero scalars, one and minus one, the identity, repeats.
     s[0] = Scalar();
     if (n > 1) s[1] = Scalar::One();
@@ -227,23 +233,75 @@ TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   EXPECT_TRUE(MultiScalarMulVartime({}, {}).IsIdentity());
 }
 
-// Scalars just below l (bit 252 set), so every top window is nonzero, at the sizes where the
-// AVX-512 path runs its narrowest windows (2 and 3 bits).
+// Scalars just below l (bit 252 set, so every top window is nonzero; random scalars almost never
+// are) at sizes that run every window width of both Pippengers, against a naive sum made cheap by
+// repeating 16 points (as in MultiScalarMulWidestWindows below).
 TEST_F(RistrettoTest, MultiScalarMulScalarsNearTheOrder) {
-  for (std::size_t n = 1; n <= 4; ++n) {
-    std::vector<Scalar> s;
-    std::vector<RistrettoPoint> p;
+  std::vector<RistrettoPoint> base;
+  for (std::size_t k = 0; k < 16; ++k) base.push_back(BasepointMul(Scalar::Random()));
+  for (const std::size_t n :
+       std::vector<std::size_t>{1, 2, 3, 4, 7, 16, 64, 150, 256, 1024, 2500, 4096, 10000, 70000}) {
+    std::vector<Scalar> s(n), folded(16);
+    std::vector<RistrettoPoint> p(n);
     for (std::size_t i = 0; i < n; ++i) {
-      s.push_back(-Scalar::FromUint64(1 + 3 * i));  // l - 1, l - 4, ...
-      p.push_back(BasepointMul(Scalar::Random()));
+      s[i] = -Scalar::FromUint64(1 + 3 * i);  // l - 1, l - 4, ...
+      p[i] = base[i % 16];
+      folded[i % 16] += s[i];
     }
-    const RistrettoPoint expect = NaiveSum(s, p);
-    EXPECT_TRUE(MultiScalarMulVartime(s, p) == expect) << n;
-    EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kStraus) == expect) << n;
-    EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == expect) << n;
+    const RistrettoPoint expect = NaiveSum(folded, base);
+    if (n <= 4096) {
+      EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kStraus) == expect) << n;
+    }
+    if (n <= 10000) {
+      EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == expect) << n;
+    }
     if (HasAvx512Msm()) {
       EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) == expect) << n;
     }
+  }
+}
+
+// The eight-lane field at the limb bounds its code states (msm_avx512.cc), against the 64-bit
+// field: products of limbs just below 2^52, differences whose subtrahend sits at the bound of
+// a + 2p - b, and carries out of every limb.
+TEST_F(RistrettoTest, Avx512FieldAtItsBounds) {
+  if (!HasAvx512Msm()) GTEST_SKIP() << "no AVX-512 IFMA on this CPU (or VEIL_EC_AVX512=0)";
+  using crypto::Fe25519;
+  const std::uint64_t m52 = (std::uint64_t{1} << 52) - 1;
+  const std::uint64_t m51 = (std::uint64_t{1} << 51) - 1;
+  const std::uint64_t tight0 = (std::uint64_t{1} << 51) + (std::uint64_t{1} << 17) - 1;
+  const std::vector<Fe25519> mul_inputs = {
+      {{m52, m52, m52, m52, m52}}, {{m51, m51, m51, m51, m51}}, {{tight0, m51, m51, m51, m51}},
+      {{0, 0, 0, 0, m52}},         {{m52, 0, 0, 0, 0}},         {{1, 0, 0, 0, 0}},
+      {{0, 0, 0, 0, 0}},           {{m52, 1, m52, 1, m52}}};
+  const std::vector<Fe25519> sub_b = {
+      {{(std::uint64_t{1} << 52) - 38, m52 - 1, m52 - 1, m52 - 1, m52 - 1}},
+      {{tight0, m51, m51, m51, m51}},
+      {{0, 0, 0, 0, 0}}};
+  for (const Fe25519& a : mul_inputs) {
+    for (const Fe25519& b : mul_inputs) {
+      const auto r = internal::Avx512FieldForTest(a, b);
+      EXPECT_EQ(crypto::FeToBytes(r.mul), crypto::FeToBytes(crypto::FeMul(a, b)));
+      EXPECT_EQ(crypto::FeToBytes(r.add), crypto::FeToBytes(crypto::FeAdd(a, b)));
+      for (const std::uint64_t limb : r.mul.v) EXPECT_LT(limb, std::uint64_t{1} << 52);
+    }
+    for (const Fe25519& b : sub_b) {
+      const auto r = internal::Avx512FieldForTest(a, b);
+      EXPECT_EQ(crypto::FeToBytes(r.sub), crypto::FeToBytes(crypto::FeSub(a, b)));
+      for (const std::uint64_t limb : r.sub.v) EXPECT_LT(limb, std::uint64_t{1} << 52);
+    }
+  }
+  // Random elements with limbs anywhere below 2^52.
+  for (int i = 0; i < 2000; ++i) {
+    Fe25519 a, b;
+    randombytes_buf(a.v.data(), sizeof a.v);
+    randombytes_buf(b.v.data(), sizeof b.v);
+    for (std::size_t k = 0; k < 5; ++k) {
+      a.v[k] &= m52;
+      b.v[k] &= m52;
+    }
+    const auto r = internal::Avx512FieldForTest(a, b);
+    ASSERT_EQ(crypto::FeToBytes(r.mul), crypto::FeToBytes(crypto::FeMul(a, b))) << i;
   }
 }
 
