@@ -164,22 +164,15 @@ VEIL_AVX512_INLINE FeV FeConst(const Fe25519& f) {
 // Carries limbs below 2^63 to tight limbs (the top carry folds into limb 0 times 19).
 VEIL_AVX512_INLINE FeV Carry(V r0, V r1, V r2, V r3, V r4) {
   const V m = Bcast((std::uint64_t{1} << 51) - 1);
-  V c = _mm512_srli_epi64(r0, 51);
-  r0 = _mm512_and_si512(r0, m);
-  r1 = _mm512_add_epi64(r1, c);
-  c = _mm512_srli_epi64(r1, 51);
-  r1 = _mm512_and_si512(r1, m);
-  r2 = _mm512_add_epi64(r2, c);
-  c = _mm512_srli_epi64(r2, 51);
-  r2 = _mm512_and_si512(r2, m);
-  r3 = _mm512_add_epi64(r3, c);
-  c = _mm512_srli_epi64(r3, 51);
-  r3 = _mm512_and_si512(r3, m);
-  r4 = _mm512_add_epi64(r4, c);
-  c = _mm512_srli_epi64(r4, 51);
-  r4 = _mm512_and_si512(r4, m);
-  r0 = _mm512_add_epi64(r0, _mm512_mullo_epi64(c, Bcast(19)));
-  return {{r0, r1, r2, r3, r4}};
+  FeV r{{r0, r1, r2, r3, r4}};
+  V c = _mm512_setzero_si512();
+  for (std::size_t i = 0; i < 5; ++i) {
+    r.l[i] = _mm512_add_epi64(r.l[i], c);
+    c = _mm512_srli_epi64(r.l[i], 51);
+    r.l[i] = _mm512_and_si512(r.l[i], m);
+  }
+  r.l[0] = _mm512_add_epi64(r.l[0], _mm512_mullo_epi64(c, Bcast(19)));
+  return r;
 }
 
 VEIL_AVX512_INLINE FeV Add(const FeV& a, const FeV& b) {

@@ -189,6 +189,26 @@ RistrettoPoint NaiveSum(std::span<const Scalar> s, std::span<const RistrettoPoin
   return acc;
 }
 
+// An MSM of n terms over 16 repeated points, s_i P_(i mod 16), and its sum by 16 multiplications:
+// sum_k (sum of the s_i with i mod 16 = k) P_k. Cheap to check at any size.
+struct FoldedMsm {
+  std::vector<Scalar> s;
+  std::vector<RistrettoPoint> p;
+  RistrettoPoint expect;
+};
+template <typename ScalarOf>
+FoldedMsm MakeFoldedMsm(const std::vector<RistrettoPoint>& base, std::size_t n, ScalarOf scalar) {
+  FoldedMsm m{std::vector<Scalar>(n), std::vector<RistrettoPoint>(n), {}};
+  std::vector<Scalar> folded(base.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    m.s[i] = scalar(i);
+    m.p[i] = base[i % base.size()];
+    folded[i % base.size()] += m.s[i];
+  }
+  m.expect = NaiveSum(folded, base);
+  return m;
+}
+
 TEST_F(RistrettoTest, MultiScalarMulMatchesTheNaiveSum) {
   // Around the Straus/Pippenger switch and every Pippenger window size, up to 4096.
   const std::vector<std::size_t> sizes = {1,   2,   3,   4,    5,    7,    8,   16,  31,
@@ -241,22 +261,17 @@ TEST_F(RistrettoTest, MultiScalarMulScalarsNearTheOrder) {
   for (std::size_t k = 0; k < 16; ++k) base.push_back(BasepointMul(Scalar::Random()));
   for (const std::size_t n :
        std::vector<std::size_t>{1, 2, 3, 4, 7, 16, 64, 150, 256, 1024, 2500, 4096, 10000, 70000}) {
-    std::vector<Scalar> s(n), folded(16);
-    std::vector<RistrettoPoint> p(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      s[i] = -Scalar::FromUint64(1 + 3 * i);  // l - 1, l - 4, ...
-      p[i] = base[i % 16];
-      folded[i % 16] += s[i];
-    }
-    const RistrettoPoint expect = NaiveSum(folded, base);
+    // l - 1, l - 4, ...
+    const FoldedMsm m =
+        MakeFoldedMsm(base, n, [](std::size_t i) { return -Scalar::FromUint64(1 + 3 * i); });
     if (n <= 4096) {
-      EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kStraus) == expect) << n;
+      EXPECT_TRUE(MultiScalarMulVartime(m.s, m.p, MsmAlgorithm::kStraus) == m.expect) << n;
     }
     if (n <= 10000) {
-      EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == expect) << n;
+      EXPECT_TRUE(MultiScalarMulVartime(m.s, m.p, MsmAlgorithm::kPippenger) == m.expect) << n;
     }
     if (HasAvx512Msm()) {
-      EXPECT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) == expect) << n;
+      EXPECT_TRUE(MultiScalarMulVartime(m.s, m.p, MsmAlgorithm::kPippengerAvx512) == m.expect) << n;
     }
   }
 }
@@ -305,36 +320,21 @@ TEST_F(RistrettoTest, Avx512FieldAtItsBounds) {
   }
 }
 
-// The widest windows (10,000 points and up), against a naive sum made cheap by repeating 16
-// points: sum s_i P_(i mod 16) = sum_k (sum of the s_i with i mod 16 = k) P_k. Two calls in a row
-// also run on the per-thread working memory the first one left.
+// The widest windows (10,000 points and up), against a folded sum (MakeFoldedMsm). Two calls in a
+// row also run on the per-thread working memory the first one left.
 TEST_F(RistrettoTest, MultiScalarMulWidestWindows) {
   std::vector<RistrettoPoint> base;
   for (std::size_t k = 0; k < 16; ++k) base.push_back(BasepointMul(Scalar::Random()));
+  const auto random = [](std::size_t) { return Scalar::Random(); };
   for (const std::size_t n : {std::size_t{10000}, std::size_t{10001}}) {
-    std::vector<Scalar> s(n), folded(16);
-    std::vector<RistrettoPoint> p(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      s[i] = Scalar::Random();
-      p[i] = base[i % 16];
-      folded[i % 16] += s[i];
-    }
-    ASSERT_TRUE(MultiScalarMulVartime(s, p) == NaiveSum(folded, base)) << n;
-    ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippenger) == NaiveSum(folded, base))
-        << n;
+    const FoldedMsm m = MakeFoldedMsm(base, n, random);
+    ASSERT_TRUE(MultiScalarMulVartime(m.s, m.p) == m.expect) << n;
+    ASSERT_TRUE(MultiScalarMulVartime(m.s, m.p, MsmAlgorithm::kPippenger) == m.expect) << n;
   }
   // The AVX-512 path sums more than 2^18 points in chunks of 2^18.
   if (HasAvx512Msm()) {
-    const std::size_t n = (std::size_t{1} << 18) + 3;
-    std::vector<Scalar> s(n), folded(16);
-    std::vector<RistrettoPoint> p(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      s[i] = Scalar::Random();
-      p[i] = base[i % 16];
-      folded[i % 16] += s[i];
-    }
-    ASSERT_TRUE(MultiScalarMulVartime(s, p, MsmAlgorithm::kPippengerAvx512) ==
-                NaiveSum(folded, base));
+    const FoldedMsm m = MakeFoldedMsm(base, (std::size_t{1} << 18) + 3, random);
+    ASSERT_TRUE(MultiScalarMulVartime(m.s, m.p, MsmAlgorithm::kPippengerAvx512) == m.expect);
   }
 }
 
