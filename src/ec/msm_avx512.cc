@@ -373,7 +373,12 @@ VEIL_AVX512 void RunGroup(const std::uint32_t* events, std::size_t steps,
     // A negative digit adds -P: Y+X and Y-X swap, 2dT changes sign.
     const NielsV point{Blend(neg, g.yp, g.ym), Blend(neg, g.ym, g.yp), g.z,
                        Blend(neg, g.t2d, NegForMul(g.t2d))};
-    // Boundary lanes add the running sum to the window's sum instead.
+    // Boundary lanes add the running sum to the window's sum instead; a step with none skips
+    // the running sum's cached form and the blends.
+    if (bnd == 0) {
+      running = AddNiels(running, point);
+      continue;
+    }
     const NielsV addend = Blend(bnd, point, ToNiels(running, d2));
     const ExtV target = Blend(bnd, running, sum);
     const ExtV r = AddNiels(target, addend);
