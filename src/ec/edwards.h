@@ -137,6 +137,13 @@ inline constexpr AffineNiels kAffineNielsIdentity{crypto::kFeOne, crypto::kFeOne
   return ToExtended(Double(ToProjective(p)));
 }
 
+// 2^k P (k >= 1) by k doublings through projective coordinates: only the last goes to extended.
+inline Extended Times2k(const Extended& p, unsigned k) {
+  Completed c = Double(ToProjective(p));
+  for (unsigned i = 1; i < k; ++i) c = Double(ToProjective(c));
+  return ToExtended(c);
+}
+
 [[gnu::always_inline]] inline Extended NegExt(const Extended& p) {
   return {FeNeg(p.x), p.y, p.z, FeNeg(p.t)};
 }

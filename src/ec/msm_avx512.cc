@@ -83,13 +83,18 @@ Windows ChooseWindows(std::size_t n) {
 // others. Every digit's magnitude is therefore at most 2^(c-1).
 using Words = std::array<std::uint64_t, 4>;
 
-Words AddHalves(const Scalar& s, const Windows& w) {
-  const Scalar::Bytes b = s.ToBytes();
+// h: the bit c win + c - 1 of every window below the top.
+Words Halves(const Windows& w) {
   Words h{};
   for (std::size_t win = 0; win + 1 < w.count; ++win) {
     const std::size_t bit = win * w.c + w.c - 1;
     h[bit / 64] |= std::uint64_t{1} << (bit % 64);
   }
+  return h;
+}
+
+Words AddHalves(const Scalar& s, const Words& h) {
+  const Scalar::Bytes b = s.ToBytes();
   Words r;
   std::uint64_t carry = 0;
   for (std::size_t i = 0; i < 4; ++i) {
@@ -318,12 +323,17 @@ VEIL_AVX512_INLINE ExtV Times2kV(const ExtV& p, unsigned k) {
   return ToExtV(c);
 }
 
-// Runs one group's event streams (steps x 8 events) over the cached points and writes the eight
-// window sums, limb by limb, to out[coordinate * 5 + limb][lane].
 // A lane-major block of eight extended points: limb i of coordinate k of lane l at [5 k + i][l].
 struct LaneBlock {
   std::uint64_t w[kLimbs][8];
 };
+
+// Coordinate k (x, y, z, t) of a lane's point in a block.
+Fe25519 LaneElement(const LaneBlock& b, std::size_t k, std::size_t lane) {
+  Fe25519 f;
+  for (std::size_t i = 0; i < 5; ++i) f.v[i] = b.w[5 * k + i][lane];
+  return f;
+}
 
 VEIL_AVX512_INLINE void Store(const ExtV& e, LaneBlock& out) {
   const FeV* coords[4] = {&e.x, &e.y, &e.z, &e.t};
@@ -340,6 +350,8 @@ VEIL_AVX512_INLINE ExtV Load(const LaneBlock& in) {
   return e;
 }
 
+// Runs one group's event streams (steps x 8 events) over the cached points and stores the eight
+// window sums.
 VEIL_AVX512 void RunGroup(const std::uint32_t* events, std::size_t steps,
                           const std::uint64_t* table, LaneBlock& out) {
   const FeV d2 = FeConst(kD2);
@@ -414,13 +426,6 @@ VEIL_AVX512 void FieldOps(const Fe25519& a, const Fe25519& b, LaneBlock& out) {
 #endif
 #endif  // VEIL_EC_HAVE_AVX512
 
-// 2^k P by k doublings through projective coordinates, k >= 1.
-Extended Times2k(const Extended& p, unsigned k) {
-  Completed c = Double(ToProjective(p));
-  for (unsigned i = 1; i < k; ++i) c = Double(ToProjective(c));
-  return ToExtended(c);
-}
-
 // One call's points, at most kMaxPoints (the table takes 192 bytes a point).
 Extended PippengerAvx512Chunk(std::span<const Scalar> scalars,
                               std::span<const RistrettoPoint> points) {
@@ -438,8 +443,9 @@ Extended PippengerAvx512Chunk(std::span<const Scalar> scalars,
   const std::uint64_t* table = rows.data()->w;
   const auto identity_event = static_cast<std::uint32_t>(n * kRow) << 2;
 
+  const Words h = Halves(w);
   std::vector<Words> words(n);
-  for (std::size_t j = 0; j < n; ++j) words[j] = AddHalves(scalars[j], w);
+  for (std::size_t j = 0; j < n; ++j) words[j] = AddHalves(scalars[j], h);
 
   std::vector<std::int32_t> digits(8 * n);
   std::vector<std::uint32_t> counts(8 * (buckets + 1));
@@ -486,11 +492,8 @@ Extended PippengerAvx512Chunk(std::span<const Scalar> scalars,
   Extended total = kIdentity;
   const unsigned lane_shift = w.c * static_cast<unsigned>(w.groups);
   for (std::size_t lane = 8; lane-- > 0;) {
-    Extended a;
-    Fe25519* coords[4] = {&a.x, &a.y, &a.z, &a.t};
-    for (std::size_t k = 0; k < 4; ++k) {
-      for (std::size_t i = 0; i < 5; ++i) coords[k]->v[i] = out.w[5 * k + i][lane];
-    }
+    const Extended a{LaneElement(out, 0, lane), LaneElement(out, 1, lane),
+                     LaneElement(out, 2, lane), LaneElement(out, 3, lane)};
     total = lane == 7 ? a : AddExt(Times2k(total, lane_shift), a);
   }
   return total;
@@ -510,14 +513,11 @@ Avx512FieldResults Avx512FieldForTest(const Fe25519& a, const Fe25519& b) {
 #if VEIL_EC_HAVE_AVX512
   LaneBlock out;
   FieldOps(a, b, out);
-  Fe25519* results[3] = {&r.mul, &r.add, &r.sub};
-  for (std::size_t k = 0; k < 3; ++k) {
-    for (std::size_t i = 0; i < 5; ++i) {
-      results[k]->v[i] = out.w[5 * k + i][0];
-      for (std::size_t lane = 1; lane < 8; ++lane) {
-        VEIL_CHECK_MSG(out.w[5 * k + i][lane] == out.w[5 * k + i][0],
-                       "Avx512FieldForTest: the lanes disagree");
-      }
+  r = {LaneElement(out, 0, 0), LaneElement(out, 1, 0), LaneElement(out, 2, 0)};
+  for (std::size_t lane = 1; lane < 8; ++lane) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      VEIL_CHECK_MSG(LaneElement(out, k, lane).v == LaneElement(out, k, 0).v,
+                     "Avx512FieldForTest: the lanes disagree");
     }
   }
 #else

@@ -35,13 +35,6 @@ struct FixedBaseTable::Impl {
 
 namespace {
 
-// 16 Q, by four doublings through projective coordinates.
-Extended Times16(const Extended& q) {
-  Completed c = internal::Double(internal::ToProjective(q));
-  for (int k = 0; k < 3; ++k) c = internal::Double(internal::ToProjective(c));
-  return internal::ToExtended(c);
-}
-
 // The affine Niels form of a point, given 1/Z.
 AffineNiels ToAffineNiels(const Extended& p, const Fe25519& z_inv) {
   const Fe25519 x = FeMul(p.x, z_inv);
@@ -70,7 +63,7 @@ std::shared_ptr<const FixedBaseTable::Impl> BuildFixedBaseTable(const Extended& 
       multiples.push_back(m);
       m = internal::AddExt(m, base);
     }
-    base = Times16(Times16(base));
+    base = internal::Times2k(base, 8);
   }
   const std::vector<AffineNiels> niels = ToAffineNielsBatch(multiples);
   auto impl = std::make_shared<FixedBaseTable::Impl>();
@@ -88,7 +81,7 @@ Extended FixedBaseMul(const FixedBaseTable::Impl& t, const Scalar& s) {
     q = internal::ToExtended(internal::Add(
         q, internal::LookupSigned(t.tables[i / 2], d[i], internal::kAffineNielsIdentity)));
   }
-  q = Times16(q);
+  q = internal::Times2k(q, 4);
   for (std::size_t i = 0; i < 64; i += 2) {
     q = internal::ToExtended(internal::Add(
         q, internal::LookupSigned(t.tables[i / 2], d[i], internal::kAffineNielsIdentity)));
@@ -299,8 +292,7 @@ Extended PippengerVartime(std::span<const Scalar> scalars, std::span<const Ristr
   }
   Extended total = window_sums[windows - 1];
   for (std::size_t win = windows - 1; win-- > 0;) {
-    for (std::size_t k = 0; k < w; ++k) total = internal::DoubleExt(total);
-    total = internal::AddExt(total, window_sums[win]);
+    total = internal::AddExt(internal::Times2k(total, w), window_sums[win]);
   }
   scratch.ReleaseIfLarge();
   return total;
