@@ -9,6 +9,7 @@
 
 #include <vector>
 
+#include "veil/ec/ed25519.h"
 #include "veil/ec/ristretto.h"
 
 namespace {
@@ -209,6 +210,45 @@ void BM_DoubleScalarMulBasepoint_Veil(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(DoubleScalarMulBasepointVartime(x, a, y));
 }
 BENCHMARK(BM_DoubleScalarMulBasepoint_Veil);
+
+// --- Ed25519 verification (ed25519.h) beside libsodium's, same rules (tests/ec/ed25519_test.cc)
+// ---
+
+// A signed message of 600 bytes (about a ledger transaction's body).
+struct Ed25519Case {
+  Bytes32 pk;
+  std::array<std::uint8_t, 64> sig;
+  std::vector<std::uint8_t> msg = std::vector<std::uint8_t>(600, 0x5a);
+  Ed25519Case() {
+    std::array<std::uint8_t, 64> sk;
+    crypto_sign_keypair(pk.data(), sk.data());
+    crypto_sign_detached(sig.data(), nullptr, msg.data(), msg.size(), sk.data());
+  }
+};
+
+void BM_Ed25519Verify_Libsodium(benchmark::State& state) {
+  const Ed25519Case c;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        crypto_sign_verify_detached(c.sig.data(), c.msg.data(), c.msg.size(), c.pk.data()));
+  }
+}
+BENCHMARK(BM_Ed25519Verify_Libsodium)->Unit(benchmark::kMicrosecond);
+
+// From the key's bytes: the key decoded every time, as libsodium does.
+void BM_Ed25519Verify_Veil(benchmark::State& state) {
+  const Ed25519Case c;
+  for (auto _ : state) benchmark::DoNotOptimize(Ed25519VerifyVartime(c.pk, c.msg, c.sig));
+}
+BENCHMARK(BM_Ed25519Verify_Veil)->Unit(benchmark::kMicrosecond);
+
+// With the key parsed once (a node's cache of its senders' keys).
+void BM_Ed25519Verify_VeilParsedKey(benchmark::State& state) {
+  const Ed25519Case c;
+  const Ed25519VerifyingKey key = Ed25519VerifyingKey::FromBytes(c.pk).value();
+  for (auto _ : state) benchmark::DoNotOptimize(key.Verify(c.msg, c.sig));
+}
+BENCHMARK(BM_Ed25519Verify_VeilParsedKey)->Unit(benchmark::kMicrosecond);
 
 // --- multi-scalar multiplication and sums ---
 

@@ -14,6 +14,7 @@
 
 #include "veil/crypto/fe25519.h"
 #include "veil/ec/ristretto.h"
+#include "veil/ec/scalar.h"
 
 namespace veil::ec::internal {
 
@@ -188,5 +189,20 @@ template <typename Niels, typename Identity>
   }
   return SelectNiels(r, NegNiels(r), negative);
 }
+
+// A point P prepared for many [a]P + [b]B with public a, b < 2^253 (an Ed25519 key, ed25519.cc):
+// the odd multiples P .. 31 P and those of 2^128 P, in affine Niels form. The double-base
+// multiplication then splits each scalar at bit 128 and runs four NAFs over one loop of about 128
+// doublings instead of 253 (scalar_mul.cc; docs/notes/ec.md, "Ed25519 verification"). Exact on
+// every curve point, torsion included: the split is an identity of integers, nothing is reduced
+// mod l.
+struct HalvedBase {
+  static constexpr std::size_t kOdd = 16;  // NAF-6
+  std::array<AffineNiels, kOdd> lo;
+  std::array<AffineNiels, kOdd> hi;
+};
+HalvedBase PrepareHalvedBase(const Extended& p);
+// [a]P + [b]B. Variable time: public scalars only.
+Extended DoubleBaseHalvedVartime(const Scalar& a, const HalvedBase& p, const Scalar& b);
 
 }  // namespace veil::ec::internal

@@ -435,6 +435,82 @@ RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoP
   return RistrettoPoint::FromEdwardsUnchecked(internal::ToExtended(c));
 }
 
+namespace {
+
+// The odd multiples Q .. (2 n - 1) Q of Q, each in the extended form.
+void OddMultiplesExt(const Extended& q, std::span<Extended> out) {
+  const Extended q2 = internal::DoubleExt(q);
+  out[0] = q;
+  for (std::size_t i = 1; i < out.size(); ++i) out[i] = internal::AddExt(out[i - 1], q2);
+}
+
+// 2^128 B's odd multiples, for NAF-8 as BasepointOddMultiples.
+const std::vector<AffineNiels>& BasepointHiOddMultiples() {
+  static const std::vector<AffineNiels> table = [] {
+    std::vector<Extended> m(64);
+    OddMultiplesExt(internal::Times2k(internal::kBasepoint, 128), m);
+    return ToAffineNielsBatch(m);
+  }();
+  return table;
+}
+
+// s = lo + 2^128 hi with lo < 2^128 and hi < 2^125 (s < l < 2^253).
+std::array<Scalar, 2> SplitAt128(const Scalar& s) {
+  const Scalar::Bytes b = s.ToBytes();
+  Scalar::Bytes lo{};
+  Scalar::Bytes hi{};
+  std::copy(b.begin(), b.begin() + 16, lo.begin());
+  std::copy(b.begin() + 16, b.end(), hi.begin());
+  return {Scalar::FromBytesModOrder(lo), Scalar::FromBytesModOrder(hi)};
+}
+
+}  // namespace
+
+namespace internal {
+
+HalvedBase PrepareHalvedBase(const Extended& p) {
+  std::array<Extended, 2 * HalvedBase::kOdd> m;
+  OddMultiplesExt(p, std::span(m).first(HalvedBase::kOdd));
+  OddMultiplesExt(Times2k(p, 128), std::span(m).subspan(HalvedBase::kOdd));
+  const std::vector<AffineNiels> n = ToAffineNielsBatch(m);
+  HalvedBase t;
+  std::copy(n.begin(), n.begin() + HalvedBase::kOdd, t.lo.begin());
+  std::copy(n.begin() + HalvedBase::kOdd, n.end(), t.hi.begin());
+  return t;
+}
+
+Extended DoubleBaseHalvedVartime(const Scalar& a, const HalvedBase& p, const Scalar& b) {
+  const std::array<Scalar, 2> a_halves = SplitAt128(a);
+  const std::array<Scalar, 2> b_halves = SplitAt128(b);
+  const std::array<std::array<std::int8_t, 256>, 4> nafs = {
+      a_halves[0].ToNafVartime(6), a_halves[1].ToNafVartime(6), b_halves[0].ToNafVartime(8),
+      b_halves[1].ToNafVartime(8)};
+  const std::vector<AffineNiels>& b_lo = BasepointOddMultiples();
+  const std::vector<AffineNiels>& b_hi = BasepointHiOddMultiples();
+  // A NAF of a value below 2^128 has no digit above position 128.
+  int i = 128;
+  while (i >= 0 &&
+         (nafs[0][static_cast<std::size_t>(i)] | nafs[1][static_cast<std::size_t>(i)] |
+          nafs[2][static_cast<std::size_t>(i)] | nafs[3][static_cast<std::size_t>(i)]) == 0) {
+    --i;
+  }
+  if (i < 0) return kIdentity;
+  Projective r{crypto::kFeZero, crypto::kFeOne, crypto::kFeOne};
+  Completed c{};
+  for (; i >= 0; --i) {
+    const auto k = static_cast<std::size_t>(i);
+    c = Double(r);
+    if (nafs[0][k] != 0) c = AddDigit(c, nafs[0][k], p.lo.data());
+    if (nafs[1][k] != 0) c = AddDigit(c, nafs[1][k], p.hi.data());
+    if (nafs[2][k] != 0) c = AddDigit(c, nafs[2][k], b_lo.data());
+    if (nafs[3][k] != 0) c = AddDigit(c, nafs[3][k], b_hi.data());
+    r = ToProjective(c);
+  }
+  return ToExtended(c);
+}
+
+}  // namespace internal
+
 bool HasAvx512Msm() { return internal::HaveAvx512Ifma(); }
 
 RistrettoPoint MultiScalarMulVartime(std::span<const Scalar> scalars,
