@@ -554,7 +554,7 @@ Result<Ledger::Pending> Ledger::Check(ByteView encoded, bool check_signature) co
   if (stx.tx.chain_id != options_.chain_id) {
     return InvalidArgument("transaction is for chain " + std::to_string(stx.tx.chain_id));
   }
-  if (check_signature) VEIL_RETURN_IF_ERROR(VerifySignature(stx));
+  if (check_signature) VEIL_RETURN_IF_ERROR(verifier_.Verify(stx));
   Pending p;
   p.encoded.assign(encoded.begin(), encoded.end());
   p.hash = TxHash(encoded);
@@ -586,8 +586,8 @@ bool Ledger::DefersSignatureCheck() const {
   return !instant_leader_ && instant_.empty();
 }
 
-const Status& Ledger::SlotSignature(InstantSlot* slot) {
-  if (!slot->signature) slot->signature = VerifySignature(slot->pending.stx);
+const Status& Ledger::SlotSignature(InstantSlot* slot) const {
+  if (!slot->signature) slot->signature = verifier_.Verify(slot->pending.stx);
   return *slot->signature;
 }
 
@@ -1099,7 +1099,7 @@ Status Ledger::VerifyChain() {
       if (TxHash(t.encoded) != t.hash)
         return bad(n, "transaction " + std::to_string(t.index) + " does not match its hash");
       auto stx = Decode(t.encoded, options_.limits);
-      if (!stx.ok() || !VerifySignature(*stx).ok()) {
+      if (!stx.ok() || !verifier_.Verify(*stx).ok()) {
         return bad(n, "transaction " + std::to_string(t.index) + " is not validly signed");
       }
       hashes.push_back(t.hash);

@@ -2,11 +2,18 @@
 #include "veil/ledger/transaction.h"
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "veil/base/codec.h"
 #include "veil/crypto/composite_sig.h"
 #include "veil/crypto/hash.h"
+#include "veil/crypto/random.h"
+#include "veil/ec/ed25519.h"
 
 namespace veil::ledger {
 namespace {
@@ -260,16 +267,94 @@ Result<Bytes> SignComposite(const Transaction& tx, const crypto::CompositeSignin
                 });
 }
 
-Status VerifySignature(const SignedTransaction& stx) {
-  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
-  if (stx.scheme == SigScheme::kEd25519) {
-    const Bytes msg = Concat({AsBytes(kSignLabel), body});
-    return crypto::Ed25519Verify(stx.public_key, msg, stx.signature);
-  }
-  // Composite ML-DSA-65 + Ed25519: the label is the signature context.
+namespace {
+
+// The composite scheme: ML-DSA-65 + Ed25519 with the label as the signature context.
+Status VerifyComposite(const SignedTransaction& stx, ByteView body) {
   auto vk = crypto::CompositeVerifyingKey::Decode(stx.public_key);
   if (!vk.ok()) return VerificationFailed();
   return vk->Verify(body, AsBytes(kSignLabel), stx.signature);
+}
+
+}  // namespace
+
+Status VerifySignature(const SignedTransaction& stx) {
+  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
+  if (stx.scheme != SigScheme::kEd25519) return VerifyComposite(stx, body);
+  if (stx.signature.size() != ec::Ed25519VerifyingKey::kSignatureSize) return VerificationFailed();
+  auto key = ec::Ed25519VerifyingKey::FromBytes(stx.public_key);
+  if (!key.ok()) return VerificationFailed();
+  return key->Verify({AsBytes(kSignLabel), body}, stx.signature);
+}
+
+namespace {
+
+using PublicKey32 = std::array<std::uint8_t, 32>;
+
+// The keys are public and chosen by senders; a salted hash keeps a crafted set of keys from
+// piling into one bucket.
+struct KeyHash {
+  KeyHash() : salt(crypto::RandomUniform(0xffffffffU)) {}
+  std::size_t operator()(const PublicKey32& k) const {
+    std::uint64_t h;
+    std::memcpy(&h, k.data(), sizeof h);
+    return static_cast<std::size_t>((h ^ salt) * 0x9e3779b97f4a7c15ULL);
+  }
+  std::uint64_t salt;
+};
+
+}  // namespace
+
+struct SignatureVerifier::Cache {
+  using Key = PublicKey32;
+  std::size_t capacity = 1;
+  std::mutex mu;
+  std::unordered_map<Key, ec::Ed25519VerifyingKey, KeyHash> prepared;
+  std::unordered_set<Key, KeyHash> seen_once;
+};
+
+SignatureVerifier::SignatureVerifier(std::size_t capacity) : cache_(std::make_unique<Cache>()) {
+  cache_->capacity = std::max<std::size_t>(capacity, 1);
+}
+SignatureVerifier::~SignatureVerifier() = default;
+
+std::size_t SignatureVerifier::prepared_keys() const {
+  std::lock_guard<std::mutex> lock(cache_->mu);
+  return cache_->prepared.size();
+}
+
+Status SignatureVerifier::Verify(const SignedTransaction& stx) const {
+  if (stx.scheme != SigScheme::kEd25519 || stx.public_key.size() != 32) {
+    return VerifySignature(stx);
+  }
+  Cache& c = *cache_;
+  Cache::Key k;
+  std::copy(stx.public_key.begin(), stx.public_key.end(), k.begin());
+  std::optional<ec::Ed25519VerifyingKey> key;
+  bool prepare = false;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (auto it = c.prepared.find(k); it != c.prepared.end()) {
+      key = it->second;
+    } else if (c.seen_once.erase(k) != 0) {
+      prepare = true;
+    } else {
+      if (c.seen_once.size() >= c.capacity) c.seen_once.erase(c.seen_once.begin());
+      c.seen_once.insert(k);
+    }
+  }
+  if (!key && !prepare) return VerifySignature(stx);  // a first sighting: one-shot
+  if (prepare) {
+    auto parsed = ec::Ed25519VerifyingKey::FromBytes(stx.public_key);
+    if (!parsed.ok()) return VerificationFailed();
+    key = *parsed;
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.prepared.size() >= c.capacity) c.prepared.erase(c.prepared.begin());
+    c.prepared.insert_or_assign(k, *parsed);
+  }
+  if (stx.signature.size() != ec::Ed25519VerifyingKey::kSignatureSize) return VerificationFailed();
+  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
+  return key->Verify({AsBytes(kSignLabel), body}, stx.signature);
 }
 
 Hash32 TxHash(ByteView encoded) {

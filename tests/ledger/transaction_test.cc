@@ -247,6 +247,58 @@ TEST(LedgerTx, SignatureBinding) {
   EXPECT_FALSE(VerifySignature(*dec2).ok());
 }
 
+// The verifier with its key cache gives VerifySignature's verdict on a sender's first sighting
+// (one-shot), second (the key prepared) and later ones (the prepared key), for good signatures,
+// a flipped signature bit and a changed body; a key that no signature can verify under is never
+// cached; the cache holds at most its capacity.
+TEST(LedgerTx, SignatureVerifierAgreesOnEverySighting) {
+  SignatureVerifier verifier(/*capacity=*/2);
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  for (int sighting = 0; sighting < 4; ++sighting) {
+    Transaction tx = SampleTx();
+    tx.nonce = static_cast<std::uint64_t>(sighting);
+    const Bytes enc = *SignEd25519(tx, key, kLimits);
+    const auto good = Decode(enc, kLimits);
+    ASSERT_TRUE(good.ok());
+    EXPECT_TRUE(verifier.Verify(*good).ok()) << sighting;
+    Bytes flipped = enc;
+    flipped[flipped.size() - 40] ^= 0x10;  // in S
+    EXPECT_EQ(verifier.Verify(*Decode(flipped, kLimits)).code(), Code::kVerificationFailed);
+    SignedTransaction other_body = *good;
+    other_body.tx.nonce += 100;
+    EXPECT_EQ(verifier.Verify(other_body).code(), Code::kVerificationFailed);
+    EXPECT_EQ(VerifySignature(other_body).code(), Code::kVerificationFailed);
+  }
+  EXPECT_EQ(verifier.prepared_keys(), 1u);
+  // A small-order key (the identity's encoding) with a signature that the cofactorless equation
+  // would accept (R = identity, S = 0): refused on every sighting, never prepared.
+  SignedTransaction weak = *Decode(*SignEd25519(SampleTx(), key, kLimits), kLimits);
+  std::fill(weak.public_key.begin(), weak.public_key.end(), 0);
+  weak.public_key[0] = 1;
+  std::fill(weak.signature.begin(), weak.signature.end(), 0);
+  weak.signature[0] = 1;
+  for (int sighting = 0; sighting < 3; ++sighting) {
+    EXPECT_EQ(verifier.Verify(weak).code(), Code::kVerificationFailed);
+  }
+  EXPECT_EQ(verifier.prepared_keys(), 1u);
+  // Five more senders, each signing twice: the cache stays at its capacity, and every check
+  // still passes after evictions.
+  for (int i = 0; i < 5; ++i) {
+    const auto k = crypto::Ed25519SigningKey::Generate();
+    for (int j = 0; j < 3; ++j) {
+      Transaction tx = SampleTx();
+      tx.nonce = static_cast<std::uint64_t>(j);
+      EXPECT_TRUE(verifier.Verify(*Decode(*SignEd25519(tx, k, kLimits), kLimits)).ok());
+    }
+  }
+  EXPECT_EQ(verifier.prepared_keys(), 2u);
+  // The composite scheme goes through as VerifySignature.
+  const auto ck = crypto::CompositeSigningKey::Generate();
+  const auto composite = Decode(*SignComposite(SampleTx(), ck, kLimits), kLimits);
+  ASSERT_TRUE(composite.ok());
+  EXPECT_TRUE(verifier.Verify(*composite).ok());
+}
+
 // The composite ML-DSA-65 + Ed25519 scheme (SigScheme 2): the same transaction format with a
 // 1984-byte key and a 3373-byte signature, each part bound, neither component usable alone.
 TEST(LedgerTx, CompositeSignature) {

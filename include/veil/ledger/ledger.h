@@ -250,7 +250,7 @@ class Ledger {
   // Whether a transaction submitted now has its signature checked at its write's commit gate.
   bool DefersSignatureCheck() const;
   // The slot's signature check, made now if it was deferred.
-  static const Status& SlotSignature(InstantSlot* slot);
+  const Status& SlotSignature(InstantSlot* slot) const;
   // Timed mode: executes the queue into one block.
   Result<SealResult> SealLocked(std::deque<Pending>& queue);
   // Instant mode: seals the waiting transactions (up to kMaxGroupBlocks, oldest first), each in
@@ -332,6 +332,8 @@ class Ledger {
   // reads of the next transactions come from here when they can (ledger.cc).
   struct WriteCache;
   std::unique_ptr<WriteCache> cache_;
+  // Signature checks, with the prepared keys of recurring senders.
+  SignatureVerifier verifier_;
 };
 
 }  // namespace veil::ledger

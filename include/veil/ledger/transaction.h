@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -112,7 +113,32 @@ Result<Bytes> SignEd25519(const Transaction& tx, const crypto::Ed25519SigningKey
 // transaction differ, and both verify.
 Result<Bytes> SignComposite(const Transaction& tx, const crypto::CompositeSigningKey& key,
                             const Limits& limits);
+// Ok, or VerificationFailed(). Ed25519 is checked on the group floor's engine with libsodium's
+// acceptance rules (ec/ed25519.h), the composite scheme through crypto/composite_sig.h.
 Status VerifySignature(const SignedTransaction& stx);
+
+// VerifySignature with a bounded cache of prepared Ed25519 keys: a sender's key is prepared
+// (decoded, with tables for the halved double-base multiplication, about half a verification's
+// work) the second time it signs, and its later signatures then cost about half of a one-shot
+// check (docs/notes/ledger.md, "Where the signature is checked"). At most `capacity` keys
+// (about 4 KiB each) and as many seen-once entries; when full, an arbitrary one makes room.
+// Thread safety: Verify may be called from any thread (the cache takes a mutex; the
+// verification runs outside it).
+class SignatureVerifier {
+ public:
+  explicit SignatureVerifier(std::size_t capacity = 4096);
+  ~SignatureVerifier();
+  SignatureVerifier(const SignatureVerifier&) = delete;
+  SignatureVerifier& operator=(const SignatureVerifier&) = delete;
+
+  Status Verify(const SignedTransaction& stx) const;
+  // Prepared keys held (for tests).
+  std::size_t prepared_keys() const;
+
+ private:
+  struct Cache;
+  std::unique_ptr<Cache> cache_;
+};
 
 // SHA-256("veil.ledger.tx-hash.v1" || encoded signed transaction)
 Hash32 TxHash(ByteView encoded);
