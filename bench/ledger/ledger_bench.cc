@@ -113,7 +113,9 @@ using namespace veil::ledger;
 // kPostgresCheckFirst: PostgreSQL with every signature checked before its transaction joins a
 // block (SignatureCheck::kFirst), a write row beside kPostgres's (whose lone transactions have
 // theirs checked at the commit gate) so the deferred check's effect is measured in the same run.
-enum class Backend { kSqlite, kSqlitePlainVfs, kPostgres, kPostgresCheckFirst };
+// kSqlitePage4K: SQLite with 4 KiB pages (SQLite's default) instead of SqliteOptions' 2 KiB, a
+// write row beside kSqlite's so the page size's effect is measured in the same run.
+enum class Backend { kSqlite, kSqlitePlainVfs, kSqlitePage4K, kPostgres, kPostgresCheckFirst };
 
 const char* NameOf(Backend b) {
   switch (b) {
@@ -121,6 +123,8 @@ const char* NameOf(Backend b) {
       return "sqlite";
     case Backend::kSqlitePlainVfs:
       return "sqlite-plain-vfs";
+    case Backend::kSqlitePage4K:
+      return "sqlite-page4k";
     case Backend::kPostgres:
       return "postgres";
     case Backend::kPostgresCheckFirst:
@@ -128,11 +132,13 @@ const char* NameOf(Backend b) {
   }
   return "?";
 }
-bool IsSqlite(Backend b) { return b == Backend::kSqlite || b == Backend::kSqlitePlainVfs; }
+bool IsSqlite(Backend b) {
+  return b == Backend::kSqlite || b == Backend::kSqlitePlainVfs || b == Backend::kSqlitePage4K;
+}
 
 constexpr std::uint64_t kChainId = 7;
 constexpr std::uint64_t kExpires = 1'000'000'000;  // far beyond any head a run reaches
-constexpr int kDataVersion = 2;                    // part of the cache names
+constexpr int kDataVersion = 3;                    // part of the cache names (3: 2 KiB pages)
 constexpr std::uint64_t kPopulateOps = 200;        // creates per population transaction
 constexpr std::uint64_t kRangeMatches = 50;        // expected matches of RangeQuery
 // Reads model a node whose working set fits its caches: Ledger::Prewarm loads the population into
@@ -204,6 +210,7 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
     o.path = where;
     o.cache_mib = kSqliteCacheMib;
     o.coalesce_wal_writes = b != Backend::kSqlitePlainVfs;
+    if (b == Backend::kSqlitePage4K) o.page_size = 4096;
     store = OpenSqliteStore(o);
   } else {
     PostgresOptions o;
@@ -823,6 +830,7 @@ void BM_JsonPage(benchmark::State& state, JsonStep step) {
 void RegisterAll(const std::string& prefix, bool http) {
   std::vector<Backend> backends = {Backend::kSqlite};
   if (!http) backends.push_back(Backend::kSqlitePlainVfs);
+  if (!http) backends.push_back(Backend::kSqlitePage4K);
   if (PostgresUrl() != nullptr) backends.push_back(Backend::kPostgres);
   if (PostgresUrl() != nullptr && !http) backends.push_back(Backend::kPostgresCheckFirst);
   std::vector<std::int64_t> sizes;
@@ -835,7 +843,8 @@ void RegisterAll(const std::string& prefix, bool http) {
                                  std::uint64_t{1}, http, false)
         ->UseManualTime()
         ->Unit(benchmark::kMicrosecond);
-    if (b == Backend::kPostgresCheckFirst) continue;  // the one-entity row only
+    // The one-entity row only.
+    if (b == Backend::kPostgresCheckFirst || b == Backend::kSqlitePage4K) continue;
     if (!http) {
       benchmark::RegisterBenchmark((prefix + "_Write_Batch20" + suffix).c_str(), BM_Write, b,
                                    std::uint64_t{20}, http, false)

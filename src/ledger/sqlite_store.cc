@@ -182,6 +182,8 @@ class SqliteStore final : public Store {
       sqlite3_busy_timeout(db_, 5000);
       return Status::Ok();
     }
+    // Takes effect only while the file is new (SQLite fixes the page size with the first table).
+    VEIL_RETURN_IF_ERROR(Exec(("PRAGMA page_size=" + std::to_string(o.page_size)).c_str()));
     VEIL_RETURN_IF_ERROR(Exec("PRAGMA journal_mode=WAL"));
     VEIL_RETURN_IF_ERROR(
         Exec(o.synchronous_full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL"));
@@ -1066,6 +1068,11 @@ class SqliteStore final : public Store {
 };
 
 Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options, bool reader) {
+  const int ps = options.page_size;
+  if (ps < 512 || ps > 65536 || (ps & (ps - 1)) != 0) {
+    return InvalidArgument("sqlite: page_size must be a power of two from 512 to 65536, not " +
+                           std::to_string(ps));
+  }
   sqlite3* db = nullptr;
   // A reader opens an existing file (the writer created it) read-write: a WAL database's readers
   // write the shared-memory index.

@@ -165,6 +165,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
       case BackendKind::kSqliteFile: {
         SqliteOptions o;
         o.path = path_;
+        o.page_size = sqlite_page_size_;
         return OpenSqliteStore(o);
       }
       case BackendKind::kSqliteMemory:
@@ -271,6 +272,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   std::string path_;
   std::string schema_;
   std::string pg_session_options_;
+  int sqlite_page_size_ = SqliteOptions{}.page_size;
   Limits limits_;
   std::atomic<std::uint64_t> clock_ = 1000;
   std::unique_ptr<Ledger> ledger_;
@@ -1499,6 +1501,49 @@ TEST_P(PersistentLedgerTest, NewerStoreFormatIsRefused) {
   Open();
   EXPECT_EQ(CountOf("*"), 1u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// SqliteOptions::page_size: a new file takes it; a file made with another page size keeps its
+// own and its chain continues under the new default; a size SQLite cannot take is refused before
+// a file is made.
+TEST_P(PersistentLedgerTest, SqlitePageSizeAppliesToNewFilesOnly) {
+  if (IsPostgres()) GTEST_SKIP() << "SQLite's page size";
+  const auto page_size = [&] {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &st, nullptr), SQLITE_OK);
+    const int size = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return size;
+  };
+  EXPECT_EQ(SqliteOptions{}.page_size, 2048);
+  sqlite_page_size_ = 4096;
+  Open();
+  Wallet a;
+  MustCreate(a, Create(100, {Attribute::Str("s", "x")}));
+  ledger_.reset();
+  EXPECT_EQ(page_size(), 4096);
+  sqlite_page_size_ = 2048;
+  Open();
+  MustCreate(a, Create(100, {Attribute::Str("s", "y")}));
+  EXPECT_EQ(CountOf("s = \"x\" || s = \"y\""), 2u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  ledger_.reset();
+  EXPECT_EQ(page_size(), 4096);
+  ResetStorage();
+  Open();
+  Wallet b;  // a new chain: nonces start again
+  MustCreate(b, Create(100));
+  ledger_.reset();
+  EXPECT_EQ(page_size(), 2048);
+  for (const int bad : {0, 256, 1000, 131072}) {
+    ResetStorage();
+    sqlite_page_size_ = bad;
+    EXPECT_EQ(OpenStore().status().code(), Code::kInvalidArgument) << bad;
+    EXPECT_FALSE(std::filesystem::exists(path_)) << bad;
+  }
 }
 
 TEST_P(PersistentLedgerTest, ReopenContinuesTheChain) {

@@ -249,6 +249,11 @@ struct SqliteOptions {
   // 4.6-5.2 ms -> 1.6-1.9 ms; docs/performance.md). A background checkpointing thread measured
   // worse on this machine class: its database fsyncs queue behind the commits' log fsyncs.
   int wal_checkpoint_pages = 16384;
+  // The page size of a new file (a power of two from 512 to 65,536; an existing file keeps its
+  // own). A one-entity block changes about 24 b-tree pages, most of them one row in a random
+  // leaf; each is a frame of the log, so half-size pages halve the bytes each commit writes
+  // and syncs (docs/notes/ledger.md, "WAL writes"; docs/performance.md, "page size").
+  int page_size = 2048;
 };
 
 Result<std::unique_ptr<Store>> OpenSqliteStore(const SqliteOptions& options);
