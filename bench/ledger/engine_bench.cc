@@ -13,8 +13,8 @@
 //                                       directory (the filesystem of the SQLite write rows)
 //   BM_Engine_Sqlite_OneEntity          one entity per transaction: BEGIN IMMEDIATE, 9 prepared
 //                                       inserts, COMMIT; WAL, synchronous=FULL
-//   BM_Engine_Sqlite_OneEntity_Page2K   the same with 2 KiB pages (the ledger's SqliteOptions
-//                                       default) instead of SQLite's 4 KiB
+//   BM_Engine_Sqlite_OneEntity_Page2K   the same with 2 KiB pages instead of SQLite's 4 KiB
+//                                       (beside the ledger's sqlite-page2k row)
 //   BM_Engine_Sqlite_Batch20            20 entities (180 rows) per transaction, same statements
 //   (both after an untimed warm-up that leaves the log reused in place, WarmUpSqliteLog;
 //   BM_Engine_Sqlite_OneEntity_FirstFill without it)

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ec/ec_test_util.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/random.h"
 
@@ -39,13 +40,7 @@ bool Ours(ByteView pk, ByteView msg, ByteView sig) {
   return one_shot;
 }
 
-Bytes32 Hex32(const std::string& s) {
-  const Bytes b = HexDecode(s).value();
-  Bytes32 out{};
-  EXPECT_EQ(b.size(), 32U);
-  std::copy(b.begin(), b.end(), out.begin());
-  return out;
-}
+using testing_util::Hex32;
 
 struct Signed {
   Bytes32 pk;
@@ -60,6 +55,27 @@ Signed RandomSigned(std::size_t msg_len) {
   s.msg = crypto::RandomBytes(msg_len);
   crypto_sign_detached(s.sig.data(), nullptr, s.msg.data(), s.msg.size(), sk.data());
   return s;
+}
+
+// A point of order 8.
+EdwardsPoint T8() {
+  return EdwardsPoint::Decode(
+             Hex32("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"))
+      .value();
+}
+
+// k = SHA-512(R || A || M) mod l, through libsodium.
+std::array<std::uint8_t, 32> ChallengeOf(const Bytes32& r, const Bytes32& a, const Bytes& msg) {
+  std::array<std::uint8_t, 64> h;
+  crypto_hash_sha512_state st;
+  crypto_hash_sha512_init(&st);
+  crypto_hash_sha512_update(&st, r.data(), 32);
+  crypto_hash_sha512_update(&st, a.data(), 32);
+  crypto_hash_sha512_update(&st, msg.data(), msg.size());
+  crypto_hash_sha512_final(&st, h.data());
+  std::array<std::uint8_t, 32> k;
+  crypto_core_ed25519_scalar_reduce(k.data(), h.data());
+  return k;
 }
 
 TEST(Ed25519Verify, WycheproofFileAgreesWithExpectedAndLibsodium) {
@@ -188,18 +204,36 @@ TEST(Ed25519Verify, SmallOrderKeyAndRAreRefused) {
       if (p.ok()) {
         EXPECT_TRUE(p->IsSmallOrder());
       }
-      // As the key: with the identity as R and S = 0 the equation [0]B - [k]A = R can hold.
-      const Bytes msg = crypto::RandomBytes(8);
-      Sig sig{};
-      sig[0] = 1;  // R = the identity's encoding
-      EXPECT_FALSE(Sodium(e, msg, sig));
-      EXPECT_FALSE(Ours(e, msg, sig));
-      // As R, under a real key: S = [k]a would be needed; any S is refused before the equation.
-      const Signed s = RandomSigned(8);
-      Sig r_small = s.sig;
-      std::copy(e.begin(), e.end(), r_small.begin());
-      EXPECT_FALSE(Sodium(s.pk, s.msg, r_small));
-      EXPECT_FALSE(Ours(s.pk, s.msg, r_small));
+      // As the key: with R = [r]B and S = r the equation [S]B - [k]A = R holds whenever the
+      // order of A divides k, so over 24 messages it holds for some (a listed encoding missing
+      // from the rules would let those through; planting that bug fails this test).
+      for (int m = 0; m < 24; ++m) {
+        const Bytes msg = crypto::RandomBytes(8);
+        std::array<std::uint8_t, 32> r;
+        crypto_core_ed25519_scalar_random(r.data());
+        Sig sig{};
+        ASSERT_EQ(crypto_scalarmult_ed25519_base_noclamp(sig.data(), r.data()), 0);
+        std::copy(r.begin(), r.end(), sig.begin() + 32);
+        EXPECT_FALSE(Sodium(e, msg, sig));
+        EXPECT_FALSE(Ours(e, msg, sig));
+      }
+      // As R, under a key A = [a]B + T8 (T8 of order 8) with S = k a: the equation
+      // [S]B - [k]A = R becomes -[k]T8 = R, which holds for about one k in 8 when R is a
+      // small-order point, so over 64 messages for some (planting a missing R entry fails this).
+      for (int m = 0; m < 64; ++m) {
+        std::array<std::uint8_t, 32> a;
+        crypto_core_ed25519_scalar_random(a.data());
+        Bytes32 a_pt;
+        ASSERT_EQ(crypto_scalarmult_ed25519_base_noclamp(a_pt.data(), a.data()), 0);
+        const Bytes32 big_a = (EdwardsPoint::Decode(a_pt).value() + T8()).Encode().bytes();
+        const Bytes msg = crypto::RandomBytes(8);
+        const auto k = ChallengeOf(e, big_a, msg);
+        Sig sig;
+        std::copy(e.begin(), e.end(), sig.begin());
+        crypto_core_ed25519_scalar_mul(sig.data() + 32, k.data(), a.data());
+        EXPECT_FALSE(Sodium(big_a, msg, sig));
+        EXPECT_FALSE(Ours(big_a, msg, sig));
+      }
     }
   }
 }
@@ -208,7 +242,6 @@ TEST(Ed25519Verify, SmallOrderKeyAndRAreRefused) {
 // S = r + k a, so the cofactorless equation holds exactly when [k]T = T'. Both verifiers must
 // agree on every such signature, and among them some must verify and some not.
 TEST(Ed25519Verify, TorsionComponentsAgreeWithLibsodium) {
-  Bytes32 t8 = Hex32("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05");
   int accepted = 0;
   int refused = 0;
   for (int i = 0; i < 96; ++i) {
@@ -221,7 +254,7 @@ TEST(Ed25519Verify, TorsionComponentsAgreeWithLibsodium) {
     ASSERT_EQ(crypto_scalarmult_ed25519_base_noclamp(a_pt.data(), a.data()), 0);
     ASSERT_EQ(crypto_scalarmult_ed25519_base_noclamp(r_pt.data(), r.data()), 0);
     // T = [i mod 8] T8, T' = [(i / 8) mod 8] T8 (the identity when the multiple is 0).
-    const auto t8_point = EdwardsPoint::Decode(t8).value();
+    const EdwardsPoint t8_point = T8();
     EdwardsPoint t = EdwardsPoint::Identity();
     for (int j = 0; j < i % 8; ++j) t = t + t8_point;
     EdwardsPoint t_prime = EdwardsPoint::Identity();
@@ -229,16 +262,8 @@ TEST(Ed25519Verify, TorsionComponentsAgreeWithLibsodium) {
     const Bytes32 big_a = (EdwardsPoint::Decode(a_pt).value() + t).Encode().bytes();
     const Bytes32 big_r = (EdwardsPoint::Decode(r_pt).value() + t_prime).Encode().bytes();
     const Bytes msg = crypto::RandomBytes(24);
-    // k = SHA-512(R || A || M) mod l; S = r + k a mod l.
-    std::array<std::uint8_t, 64> h;
-    crypto_hash_sha512_state st;
-    crypto_hash_sha512_init(&st);
-    crypto_hash_sha512_update(&st, big_r.data(), 32);
-    crypto_hash_sha512_update(&st, big_a.data(), 32);
-    crypto_hash_sha512_update(&st, msg.data(), msg.size());
-    crypto_hash_sha512_final(&st, h.data());
-    std::array<std::uint8_t, 32> k;
-    crypto_core_ed25519_scalar_reduce(k.data(), h.data());
+    // S = r + k a mod l.
+    const std::array<std::uint8_t, 32> k = ChallengeOf(big_r, big_a, msg);
     std::array<std::uint8_t, 32> ka;
     std::array<std::uint8_t, 32> s;
     crypto_core_ed25519_scalar_mul(ka.data(), k.data(), a.data());

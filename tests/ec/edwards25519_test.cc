@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ec/ec_test_util.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/random.h"
 
@@ -20,13 +21,7 @@ namespace {
 
 using Bytes32 = std::array<std::uint8_t, 32>;
 
-Bytes32 Hex32(const std::string& s) {
-  const Bytes b = HexDecode(s).value();
-  Bytes32 out{};
-  EXPECT_EQ(b.size(), 32U);
-  std::copy(b.begin(), b.end(), out.begin());
-  return out;
-}
+using testing_util::Hex32;
 
 Bytes32 RandomValidPoint() {
   Bytes32 b;

@@ -1504,8 +1504,8 @@ TEST_P(PersistentLedgerTest, NewerStoreFormatIsRefused) {
 }
 
 // SqliteOptions::page_size: a new file takes it; a file made with another page size keeps its
-// own and its chain continues under the new default; a size SQLite cannot take is refused before
-// a file is made.
+// own and its chain continues under the default; a size SQLite cannot take is refused before a
+// file is made.
 TEST_P(PersistentLedgerTest, SqlitePageSizeAppliesToNewFilesOnly) {
   if (IsPostgres()) GTEST_SKIP() << "SQLite's page size";
   const auto page_size = [&] {
@@ -1518,26 +1518,26 @@ TEST_P(PersistentLedgerTest, SqlitePageSizeAppliesToNewFilesOnly) {
     sqlite3_close(db);
     return size;
   };
-  EXPECT_EQ(SqliteOptions{}.page_size, 2048);
-  sqlite_page_size_ = 4096;
+  EXPECT_EQ(SqliteOptions{}.page_size, 4096);
+  sqlite_page_size_ = 2048;
   Open();
   Wallet a;
   MustCreate(a, Create(100, {Attribute::Str("s", "x")}));
   ledger_.reset();
-  EXPECT_EQ(page_size(), 4096);
-  sqlite_page_size_ = 2048;
+  EXPECT_EQ(page_size(), 2048);
+  sqlite_page_size_ = 4096;
   Open();
   MustCreate(a, Create(100, {Attribute::Str("s", "y")}));
   EXPECT_EQ(CountOf("s = \"x\" || s = \"y\""), 2u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
   ledger_.reset();
-  EXPECT_EQ(page_size(), 4096);
+  EXPECT_EQ(page_size(), 2048);
   ResetStorage();
   Open();
   Wallet b;  // a new chain: nonces start again
   MustCreate(b, Create(100));
   ledger_.reset();
-  EXPECT_EQ(page_size(), 2048);
+  EXPECT_EQ(page_size(), 4096);
   for (const int bad : {0, 256, 1000, 131072}) {
     ResetStorage();
     sqlite_page_size_ = bad;
