@@ -20,8 +20,9 @@
 //                                       synchronous=FULL on a file; PostgreSQL: synchronous
 //                                       commit). The transaction is signed in the loop outside
 //                                       the timed interval; Submit's decoding and signature
-//                                       verification (about 46 us) are inside it. items/s counts
-//                                       entities. A fresh database (file or schema) per run;
+//                                       verification (about 25 us, a prepared key) are inside
+//                                       it. items/s counts entities. A fresh database (file or
+//                                       schema) per run;
 //                                       on SQLite the run first writes untimed until the log
 //                                       is reused in place (WarmUpSqliteLog, bench_common.h;
 //                                       counter warmup_tx).
