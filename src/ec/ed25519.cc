@@ -119,13 +119,11 @@ Status Ed25519VerifyingKey::Verify(std::initializer_list<ByteView> message_parts
   });
 }
 
-Status Ed25519VerifyVartime(ByteView public_key, ByteView message, ByteView signature) {
-  if (signature.size() != Ed25519VerifyingKey::kSignatureSize) {
-    return InvalidArgument("Ed25519: signature must be 64 bytes");
-  }
+Status Ed25519VerifyVartime(ByteView public_key, std::initializer_list<ByteView> message_parts,
+                            ByteView signature) {
   VEIL_ASSIGN_OR_RETURN(const EdwardsPoint a, DecodeKey(public_key));
   const EdwardsPoint neg_a = -a;
-  return VerifyWith(public_key, {message}, signature, [&](const Scalar& k, const Scalar& s) {
+  return VerifyWith(public_key, message_parts, signature, [&](const Scalar& k, const Scalar& s) {
     return EdwardsPoint::DoubleScalarMulBasepointVartime(k, neg_a, s);
   });
 }

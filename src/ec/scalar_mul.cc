@@ -108,15 +108,23 @@ std::array<ProjectiveNiels, kCount> OddMultiples(const Extended& p) {
   return t;
 }
 
-// The basepoint's odd multiples B .. 127 B in affine form, for NAF-8.
+// The odd multiples Q .. (2 n - 1) Q of Q, each in the extended form.
+void OddMultiplesExt(const Extended& q, std::span<Extended> out) {
+  const Extended q2 = internal::DoubleExt(q);
+  out[0] = q;
+  for (std::size_t i = 1; i < out.size(); ++i) out[i] = internal::AddExt(out[i - 1], q2);
+}
+
+// The odd multiples Q .. 127 Q of Q in affine form, for NAF-8.
+std::vector<AffineNiels> AffineOddMultiples64(const Extended& q) {
+  std::vector<Extended> m(64);
+  OddMultiplesExt(q, m);
+  return ToAffineNielsBatch(m);
+}
+
+// The basepoint's, for NAF-8.
 const std::vector<AffineNiels>& BasepointOddMultiples() {
-  static const std::vector<AffineNiels> table = [] {
-    std::vector<Extended> m(64);
-    const Extended b2 = internal::DoubleExt(internal::kBasepoint);
-    m[0] = internal::kBasepoint;
-    for (std::size_t i = 1; i < 64; ++i) m[i] = internal::AddExt(m[i - 1], b2);
-    return ToAffineNielsBatch(m);
-  }();
+  static const std::vector<AffineNiels> table = AffineOddMultiples64(internal::kBasepoint);
   return table;
 }
 
@@ -437,20 +445,10 @@ RistrettoPoint DoubleScalarMulBasepointVartime(const Scalar& a, const RistrettoP
 
 namespace {
 
-// The odd multiples Q .. (2 n - 1) Q of Q, each in the extended form.
-void OddMultiplesExt(const Extended& q, std::span<Extended> out) {
-  const Extended q2 = internal::DoubleExt(q);
-  out[0] = q;
-  for (std::size_t i = 1; i < out.size(); ++i) out[i] = internal::AddExt(out[i - 1], q2);
-}
-
 // 2^128 B's odd multiples, for NAF-8 as BasepointOddMultiples.
 const std::vector<AffineNiels>& BasepointHiOddMultiples() {
-  static const std::vector<AffineNiels> table = [] {
-    std::vector<Extended> m(64);
-    OddMultiplesExt(internal::Times2k(internal::kBasepoint, 128), m);
-    return ToAffineNielsBatch(m);
-  }();
+  static const std::vector<AffineNiels> table =
+      AffineOddMultiples64(internal::Times2k(internal::kBasepoint, 128));
   return table;
 }
 

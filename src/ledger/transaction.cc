@@ -278,13 +278,26 @@ Status VerifyComposite(const SignedTransaction& stx, ByteView body) {
 
 }  // namespace
 
-Status VerifySignature(const SignedTransaction& stx) {
+namespace {
+
+// Ed25519 over the label and the body: with a prepared key when the caller has one, else the
+// one-shot check (no tables built for a key that may not come again).
+Status VerifyEd25519(const SignedTransaction& stx, const ec::Ed25519VerifyingKey* prepared) {
   const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
-  if (stx.scheme != SigScheme::kEd25519) return VerifyComposite(stx, body);
-  if (stx.signature.size() != ec::Ed25519VerifyingKey::kSignatureSize) return VerificationFailed();
-  auto key = ec::Ed25519VerifyingKey::FromBytes(stx.public_key);
-  if (!key.ok()) return VerificationFailed();
-  return key->Verify({AsBytes(kSignLabel), body}, stx.signature);
+  const std::initializer_list<ByteView> message = {AsBytes(kSignLabel), body};
+  const Status s = prepared != nullptr
+                       ? prepared->Verify(message, stx.signature)
+                       : ec::Ed25519VerifyVartime(stx.public_key, message, stx.signature);
+  return s.ok() ? s : VerificationFailed();
+}
+
+}  // namespace
+
+Status VerifySignature(const SignedTransaction& stx) {
+  if (stx.scheme != SigScheme::kEd25519) {
+    return VerifyComposite(stx, EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format));
+  }
+  return VerifyEd25519(stx, nullptr);
 }
 
 namespace {
@@ -343,7 +356,6 @@ Status SignatureVerifier::Verify(const SignedTransaction& stx) const {
       c.seen_once.insert(k);
     }
   }
-  if (!key && !prepare) return VerifySignature(stx);  // a first sighting: one-shot
   if (prepare) {
     auto parsed = ec::Ed25519VerifyingKey::FromBytes(stx.public_key);
     if (!parsed.ok()) return VerificationFailed();
@@ -352,9 +364,7 @@ Status SignatureVerifier::Verify(const SignedTransaction& stx) const {
     if (c.prepared.size() >= c.capacity) c.prepared.erase(c.prepared.begin());
     c.prepared.insert_or_assign(k, *parsed);
   }
-  if (stx.signature.size() != ec::Ed25519VerifyingKey::kSignatureSize) return VerificationFailed();
-  const Bytes body = EncodeBody(stx.tx, stx.scheme, stx.public_key, stx.format);
-  return key->Verify({AsBytes(kSignLabel), body}, stx.signature);
+  return VerifyEd25519(stx, key ? &*key : nullptr);  // none: a first sighting, one-shot
 }
 
 Hash32 TxHash(ByteView encoded) {
