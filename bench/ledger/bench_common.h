@@ -122,6 +122,10 @@ inline const char* StatusOf(std::uint64_t i) {
   return kStatus[i % 4];
 }
 
+// u64 values as the ledger's SQLite store keeps them (v XOR 2^63, so that signed order is u64
+// order): for the raw programs that write or read the same rows.
+inline std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ (1ULL << 63)); }
+
 // A libpq connection for set-up, clean-up and the raw baselines.
 class PgConn {
  public:

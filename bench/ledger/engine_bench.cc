@@ -48,9 +48,6 @@ struct AttrRows {
   std::array<std::pair<const char*, std::int64_t>, 4> num;
 };
 
-// u64 values stored as v XOR 2^63, as the ledger stores them.
-std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ (1ULL << 63)); }
-
 AttrRows RowsOf(std::uint64_t i) {
   return {{{{"kind", "doc"}, {"name", Name(i)}, {"region", Region(i)}, {"status", StatusOf(i)}}},
           {{{"bucket", Biased(i % kBuckets)},

@@ -56,6 +56,10 @@
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
 //                         above N = 10^4
+//   BM_Engine_Sqlite_<Read>/N           for GetByAttribute, RangeQuery and Page200: the same reads
+//                                       over the same file by a bare SQLite connection, one
+//                                       statement, columns copied out (BM_EngineRead): the engine's
+//                                       floor under the ledger's row, and its growth with N
 //   Counters: rows (entities returned per call), count and capped (1 when the count hit the
 //   cap) for the counts, ns_per_row (mean latency / entities returned or counted, where a call
 //   covers more than one); on PostgreSQL pg_round_trips, the round trips per operation counted
@@ -78,10 +82,14 @@
 // when its live count is N, rebuilt otherwise (absent or interrupted); bump kDataVersion when the
 // population or its stored form changes (2: entities.attrs on SQLite). Populating 10^6 entities
 // takes minutes per backend and is reported on stderr.
+#include <sqlite3.h>
+
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -565,23 +573,23 @@ Status Populate(Ledger& ledger, Backend b, std::uint64_t n) {
   return Status::Ok();
 }
 
+// Where the population of N entities on backend b is cached: a SQLite file under DataDir(), a
+// PostgreSQL schema.
+std::string PopulationWhere(Backend b, std::uint64_t n) {
+  const std::string v = std::to_string(kDataVersion), ns = std::to_string(n);
+  if (!IsSqlite(b)) return "veil_bench_ledger_v" + v + "_n" + ns;
+  std::error_code ec;
+  std::filesystem::create_directories(DataDir(), ec);
+  const char* page = b == Backend::kSqlitePage2K ? "-p2k" : "";
+  return (DataDir() / ("ledger-v" + v + "-n" + ns + page + ".db")).string();
+}
+
 // The population of N entities on backend b: opened from the cache, or built.
 Result<Population*> GetPopulation(Backend b, std::uint64_t n) {
   static std::map<std::pair<Backend, std::uint64_t>, std::unique_ptr<Population>> cache;
   auto& slot = cache[{b, n}];
   if (slot) return slot.get();
-  const std::string stem = "ledger_v" + std::to_string(kDataVersion) + "_n" + std::to_string(n);
-  std::string where;
-  if (IsSqlite(b)) {
-    std::error_code ec;
-    std::filesystem::create_directories(DataDir(), ec);
-    const char* page = b == Backend::kSqlitePage2K ? "-p2k" : "";
-    where = (DataDir() /
-             ("ledger-v" + std::to_string(kDataVersion) + "-n" + std::to_string(n) + page + ".db"))
-                .string();
-  } else {
-    where = "veil_bench_" + stem;
-  }
+  const std::string where = PopulationWhere(b, n);
   VEIL_ASSIGN_OR_RETURN(auto ledger, OpenLedger(b, where));
   VEIL_ASSIGN_OR_RETURN(auto live, ledger->Count("*"));
   if (live.count != n || live.capped) {
@@ -645,10 +653,14 @@ std::string KeyHex(std::uint64_t i) {
 }
 
 // The query of one iteration and the number of entities it must return (-1: any).
+// For the attribute reads (GetByAttribute, RangeQuery, Page200), the attribute and the value
+// range [lo, hi) the text selects, which the engine's rows (BM_EngineRead) bind.
 struct QueryCase {
   std::string text;
   QueryOptions options;
   long expect = -1;
+  const char* attribute = nullptr;
+  std::uint64_t lo = 0, hi = 0;
 };
 
 QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
@@ -658,16 +670,23 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
     case Read::kGetByAttribute:
       q.text = "idx = " + std::to_string(i);
       q.expect = 1;
+      q.attribute = "idx";
+      q.lo = i;
+      q.hi = i + 1;
       break;
     case Read::kRangeQuery: {
       const std::uint64_t width = kScoreRange / n * kRangeMatches;
-      const std::uint64_t lo = Mix(rng++) % (kScoreRange - width);
-      q.text = "score >= " + std::to_string(lo) + " && score < " + std::to_string(lo + width);
+      q.attribute = "score";
+      q.lo = Mix(rng++) % (kScoreRange - width);
+      q.hi = q.lo + width;
+      q.text = "score >= " + std::to_string(q.lo) + " && score < " + std::to_string(q.hi);
       break;
     }
     case Read::kPage200: {
-      const std::uint64_t a = n > 200 ? i % (n - 200) : 0;
-      q.text = "idx >= " + std::to_string(a) + " && idx < " + std::to_string(a + 200);
+      q.attribute = "idx";
+      q.lo = n > 200 ? i % (n - 200) : 0;
+      q.hi = q.lo + 200;
+      q.text = "idx >= " + std::to_string(q.lo) + " && idx < " + std::to_string(q.hi);
       q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
       break;
     }
@@ -773,6 +792,111 @@ void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
 #endif
 }
 
+// The engine's own reads over the same population file, for the attribute reads: a bare SQLite
+// connection (its own cache of kSqliteCacheMib, prewarmed over the entity table and the numeric
+// attribute index) runs the one statement a minimal program needs for the same rows (the
+// attribute index over [lo, hi), each entity row by id with the same liveness terms, id order,
+// at most 201) and copies out every column the ledger returns (key, payload, content type, the
+// attribute copy, the blocks): no decoding, no Entity objects, no account addresses. The ledger
+// rows over it (BM_Ledger_<Read>/sqlite/N) are the ledger's cost; what both share is the
+// engine's, and so is its growth with N (docs/performance.md, "flat as N grows").
+//   BM_Engine_Sqlite_<Read>/N for GetByAttribute, RangeQuery, Page200; counter rows as above.
+void BM_EngineRead(benchmark::State& state, Read kind) {
+  const auto n = static_cast<std::uint64_t>(state.range(0));
+  if (auto pop = GetPopulation(Backend::kSqlite, n); !pop.ok()) {
+    state.SkipWithError(("population: " + pop.status().ToString()).c_str());
+    return;
+  }
+  sqlite3* db = nullptr;
+  const std::string path = PopulationWhere(Backend::kSqlite, n);
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+    state.SkipWithError(("open: " + std::string(sqlite3_errmsg(db))).c_str());
+    sqlite3_close(db);
+    return;
+  }
+  const auto run = [&](const std::string& sql) {
+    return sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  };
+  std::int64_t head = 0;
+  sqlite3_stmt* st = nullptr;
+  bool ok = run("PRAGMA cache_size = -" + std::to_string(kSqliteCacheMib * 1024)) &&
+            run("SELECT count(*) FROM entities NOT INDEXED") &&
+            run("SELECT count(*) FROM attr_num INDEXED BY attr_num_nv WHERE name IS NOT NULL") &&
+            sqlite3_prepare_v2(db, "SELECT max(number) FROM blocks", -1, &st, nullptr) == SQLITE_OK;
+  if (ok && sqlite3_step(st) == SQLITE_ROW) head = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  st = nullptr;
+  ok = ok && sqlite3_prepare_v2(db,
+                                "SELECT e.id, e.key, e.owner_id, e.creator_id, e.created_block, "
+                                "e.updated_block, e.expires_block, e.content_type, e.payload, "
+                                "e.attrs FROM entities e WHERE e.id IN (SELECT entity_id FROM "
+                                "attr_num WHERE name = ?1 AND value >= ?2 AND value < ?3) AND "
+                                "+e.expires_block > ?4 AND +e.created_block <= ?4 ORDER BY e.id "
+                                "DESC LIMIT 201",
+                                -1, &st, nullptr) == SQLITE_OK;
+  if (!ok) {
+    state.SkipWithError(("engine read: " + std::string(sqlite3_errmsg(db))).c_str());
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return;
+  }
+  struct Row {
+    std::int64_t id = 0, owner = 0, creator = 0, created = 0, updated = 0, expires = 0;
+    std::array<std::uint8_t, 32> key{};
+    std::string content_type;
+    Bytes payload, attrs;
+  };
+  std::vector<Row> rows(201);
+  const auto blob = [&](int i, Bytes* out) {
+    const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(st, i));
+    out->assign(p, p + sqlite3_column_bytes(st, i));
+  };
+  Latencies lat(state);
+  std::uint64_t rng = 1, returned = 0;
+  for (auto _ : state) {
+    const QueryCase q = MakeQuery(kind, n, rng);
+    sqlite3_bind_text(st, 1, q.attribute, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, Biased(q.lo));
+    sqlite3_bind_int64(st, 3, Biased(q.hi));
+    sqlite3_bind_int64(st, 4, head);
+    const long got = lat.Time([&] {
+      long k = 0;
+      for (; sqlite3_step(st) == SQLITE_ROW; ++k) {
+        Row& r = rows[static_cast<std::size_t>(k)];
+        r.id = sqlite3_column_int64(st, 0);
+        std::memcpy(r.key.data(), sqlite3_column_blob(st, 1), r.key.size());
+        r.owner = sqlite3_column_int64(st, 2);
+        r.creator = sqlite3_column_int64(st, 3);
+        r.created = sqlite3_column_int64(st, 4);
+        r.updated = sqlite3_column_int64(st, 5);
+        r.expires = sqlite3_column_int64(st, 6);
+        r.content_type.assign(reinterpret_cast<const char*>(sqlite3_column_text(st, 7)),
+                              static_cast<std::size_t>(sqlite3_column_bytes(st, 7)));
+        blob(8, &r.payload);
+        blob(9, &r.attrs);
+      }
+      sqlite3_reset(st);
+      return k;
+    });
+    benchmark::DoNotOptimize(rows.data());
+    if (q.expect >= 0 && got != q.expect) {
+      state.SkipWithError(("unexpected row count for " + q.text).c_str());
+      break;
+    }
+    returned += static_cast<std::uint64_t>(got);
+  }
+  lat.Report();
+  const auto iters = static_cast<double>(state.iterations());
+  if (iters > 0) {
+    state.counters["rows"] = static_cast<double>(returned) / iters;
+    if (static_cast<double>(returned) > iters) {
+      state.counters["ns_per_row"] = lat.total_seconds() * 1e9 / static_cast<double>(returned);
+    }
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
 #if VEIL_BENCH_LEDGER_HTTP
 // The JSON of one page of 200 entities (the Page200 row's first page at N = 10^4 on SQLite),
 // without the network: how the node writes it (text, ledger/json.h ToJsonText), how it used to
@@ -831,6 +955,20 @@ void BM_JsonPage(benchmark::State& state, JsonStep step) {
 
 // ---------------------------------------------------------------------------------------------
 // Registration: the PostgreSQL rows only with VEIL_BENCH_POSTGRES_URL, N up to the cap.
+
+void RegisterEngineReads() {
+  for (const auto& [kind, name] : kReads) {
+    if (kind != Read::kGetByAttribute && kind != Read::kRangeQuery && kind != Read::kPage200) {
+      continue;
+    }
+    auto* bm = benchmark::RegisterBenchmark((std::string("BM_Engine_Sqlite_") + name).c_str(),
+                                            BM_EngineRead, kind);
+    bm->UseManualTime()->Unit(benchmark::kMicrosecond)->MinWarmUpTime(kReadWarmUpSeconds);
+    for (std::int64_t n : {10'000, 100'000, 1'000'000}) {
+      if (static_cast<std::uint64_t>(n) <= MaxN()) bm->Arg(n);
+    }
+  }
+}
 
 void RegisterAll(const std::string& prefix, bool http) {
   std::vector<Backend> backends = {Backend::kSqlite};
@@ -901,6 +1039,7 @@ void RegisterAll(const std::string& prefix, bool http) {
 
 const bool kRegistered = [] {
   RegisterAll("BM_Ledger", false);
+  RegisterEngineReads();
 #if VEIL_BENCH_LEDGER_HTTP
   RegisterAll("BM_Http", true);
   benchmark::RegisterBenchmark("BM_Json_Page200_WriteText", BM_JsonPage, JsonStep::kWriteText)

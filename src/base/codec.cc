@@ -38,13 +38,9 @@ Writer& Writer::Fixed(ByteView b) {
 }
 Writer& Writer::VarBytes(ByteView b) { return Varint(b.size()).Fixed(b); }
 
-bool Reader::Need(std::size_t n, const char* what) {
-  if (!status_.ok()) return false;
-  if (remaining() < n) {
-    status_ = InvalidArgument(std::string("truncated input reading ") + what);
-    return false;
-  }
-  return true;
+bool Reader::NeedFailed(const char* what) {
+  if (status_.ok()) status_ = InvalidArgument(std::string("truncated input reading ") + what);
+  return false;
 }
 
 void Reader::Fail(std::string message) {

@@ -93,6 +93,9 @@ std::vector<Attribute> GetAttributes(Reader& r, std::size_t max_count, std::size
     r.Fail("too many attributes");
     return out;
   }
+  // An attribute takes at least 3 bytes (name length, type, value), so a count the input cannot
+  // hold reserves no more than the input could fill.
+  out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, r.remaining() / 3)));
   for (std::uint64_t i = 0; i < n && r.ok(); ++i) {
     Attribute a;
     a.name = r.String(max_name);

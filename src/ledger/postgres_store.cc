@@ -1605,8 +1605,10 @@ class PostgresStore final : public Store {
     sql += p.flags ? "e.last_change, e.flags" : "e.last_change, 0::smallint";
     if (p.attributes) sql += ", e.attrs, na.names, na.vals, sa.names, sa.vals";
     sql += " FROM (" + inner + ") e";
-    if (p.owner) sql += " JOIN accounts o ON o.id = e.owner_id";
-    if (p.creator) sql += " JOIN accounts c ON c.id = e.creator_id";
+    // Outer joins: a row whose account is missing must reach ReadEntities, which refuses it,
+    // not vanish from every read and from VerifyChain's scan.
+    if (p.owner) sql += " LEFT JOIN accounts o ON o.id = e.owner_id";
+    if (p.creator) sql += " LEFT JOIN accounts c ON c.id = e.creator_id";
     if (p.attributes) {
       // Rows with `attrs` (every row written since the column exists) read nothing more: the
       // aggregation below is gated on its absence (a one-time filter per row). Names and values
@@ -1656,6 +1658,9 @@ class PostgresStore final : public Store {
       Entity e;
       e.id = row.Int(0);
       e.key = row.Array<32>(1);
+      if ((p.owner && row.IsNull(2)) || (p.creator && row.IsNull(3))) {
+        return DataLoss("entity " + ToHex(e.key) + " names an account id that does not exist");
+      }
       if (p.owner) e.owner = row.Array<20>(2);
       if (p.creator) e.creator = row.Array<20>(3);
       if (p.blocks) {

@@ -588,8 +588,7 @@ class SqliteStore final : public Store {
 
  private:
   static constexpr const char* kEntityColumns =
-      "SELECT e.id, e.key, (SELECT address FROM accounts WHERE id = e.owner_id), "
-      "(SELECT address FROM accounts WHERE id = e.creator_id), e.created_block, "
+      "SELECT e.id, e.key, e.owner_id, e.creator_id, e.created_block, "
       "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change, e.attrs, "
       "e.flags FROM entities e";
 
@@ -647,13 +646,12 @@ class SqliteStore final : public Store {
     return c;
   }
 
-  // Columns as in kEntityColumns (the query select uses the same order).
+  // Columns as in kEntityColumns (the query select uses the same order); the owner's and the
+  // creator's account ids (columns 2 and 3) are resolved to addresses by ReadEntities.
   static Entity ReadEntity(Stmt& s, const Projection& p) {
     Entity e;
     e.id = s.ColInt(0);
     e.key = s.ColArray<32>(1);
-    if (p.owner) e.owner = s.ColArray<20>(2);
-    if (p.creator) e.creator = s.ColArray<20>(3);
     if (p.blocks) {
       e.created_block = s.ColU64(4);
       e.updated_block = s.ColU64(5);
@@ -677,15 +675,23 @@ class SqliteStore final : public Store {
   Status ReadEntities(Stmt& s, const Projection& p, std::size_t limit, std::vector<Entity>* out,
                       bool* more = nullptr, bool compare_copies = false) {
     out->clear();
+    out->reserve(std::min<std::size_t>(limit, 256));
     // Rows whose attributes come from (or are checked against) the attr_* rows: the index into
     // *out, and whether the row had its own copy.
     std::vector<std::pair<std::size_t, bool>> from_index;
+    // The rows' owner and creator account ids, resolved once each after the rows are read (a
+    // page has few distinct accounts; a scalar subquery a row cost two b-tree descents a row).
+    std::vector<std::pair<std::int64_t, std::int64_t>> account_ids;
+    if (p.owner || p.creator) account_ids.reserve(out->capacity());
     while (s.Step()) {
       if (out->size() == limit) {
         if (more != nullptr) *more = true;
         break;
       }
       Entity e = ReadEntity(s, p);
+      if (p.owner || p.creator) {
+        account_ids.emplace_back(p.owner ? s.ColInt(2) : 0, p.creator ? s.ColInt(3) : 0);
+      }
       const bool copy = p.attributes && sqlite3_column_type(s.raw(), 10) != SQLITE_NULL;
       if (copy) {
         VEIL_ASSIGN_OR_RETURN(e.attributes, DecodeStoredAttributes(s.ColBlob(10), e.key));
@@ -694,6 +700,9 @@ class SqliteStore final : public Store {
       out->push_back(std::move(e));
     }
     VEIL_RETURN_IF_ERROR(s.status());
+    if (!account_ids.empty()) {
+      VEIL_RETURN_IF_ERROR(ResolveAccounts(account_ids, p, /*cached=*/!compare_copies, out));
+    }
     if (from_index.empty()) return Status::Ok();
     std::vector<std::int64_t> ids;
     for (const auto& [i, copy] : from_index) ids.push_back((*out)[i].id);
@@ -704,6 +713,45 @@ class SqliteStore final : public Store {
         VEIL_RETURN_IF_ERROR(CheckAttributeCopies(e, indexed[e.id]));
       } else {
         e.attributes = std::move(indexed[e.id]);
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Sets (*out)[i]'s owner and creator from the account ids in ids[i] (as projected), from
+  // account_cache_ or one lookup per distinct id. A committed account is never deleted and its
+  // id keeps its address, so the cache never goes stale; it takes only what a read outside a
+  // write transaction saw (a reader, or the writer in autocommit), since a rolled-back account's
+  // id can be given to another address. Without `cached` (VerifyChain's scan) every id is read
+  // from the table, so that a tampered address is seen.
+  Status ResolveAccounts(const std::vector<std::pair<std::int64_t, std::int64_t>>& ids,
+                         const Projection& p, bool cached, std::vector<Entity>* out) {
+    const bool committed = cached && (reader_ || sqlite3_get_autocommit(db_) != 0);
+    std::unordered_map<std::int64_t, Address> local;  // this call's, when not cached
+    auto& known = cached ? account_cache_ : local;
+    const auto address = [&](std::int64_t id, const Entity& e) -> Result<Address> {
+      if (auto it = known.find(id); it != known.end()) return it->second;
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT address FROM accounts WHERE id = ?"));
+      s->Int(1, id);
+      if (!s->Step()) {
+        VEIL_RETURN_IF_ERROR(s->status());
+        return DataLoss("entity " + ToHex(e.key) + " names account id " + std::to_string(id) +
+                        ", which does not exist");
+      }
+      const Address a = s->ColArray<20>(0);
+      if (committed || !cached) {
+        if (known.size() >= kAccountCacheSize) known.clear();
+        known.emplace(id, a);
+      }
+      return a;
+    };
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      Entity& e = (*out)[i];
+      if (p.owner) {
+        VEIL_ASSIGN_OR_RETURN(e.owner, address(ids[i].first, e));
+      }
+      if (p.creator) {
+        VEIL_ASSIGN_OR_RETURN(e.creator, address(ids[i].second, e));
       }
     }
     return Status::Ok();
@@ -938,8 +986,8 @@ class SqliteStore final : public Store {
     // Owner and creator addresses as scalar subqueries, not joins: a join lets the planner start
     // from accounts (a handful of rows) and walk entities_owner, which is every entity when one
     // account owns most of them.
-    c.sql += p.owner ? "(SELECT address FROM accounts WHERE id = e.owner_id), " : "NULL, ";
-    c.sql += p.creator ? "(SELECT address FROM accounts WHERE id = e.creator_id), " : "NULL, ";
+    c.sql += p.owner ? "e.owner_id, " : "NULL, ";
+    c.sql += p.creator ? "e.creator_id, " : "NULL, ";
     c.sql += p.blocks ? "e.created_block, e.updated_block, e.expires_block, " : "0, 0, 0, ";
     c.sql += p.content_type ? "e.content_type, " : "NULL, ";
     c.sql += p.payload ? "e.payload, " : "NULL, ";
@@ -1063,6 +1111,9 @@ class SqliteStore final : public Store {
   sqlite3* db_;
   SqliteOptions options_;
   bool reader_ = false;
+  // Account id -> address, as ResolveAccounts read them (bounded: cleared when full).
+  static constexpr std::size_t kAccountCacheSize = 4096;
+  std::unordered_map<std::int64_t, Address> account_cache_;
   std::unordered_map<std::string, sqlite3_stmt*> cache_;
   int outstanding_ = 0;  // live Stmt handles; the cache is only cleared when none is
 };

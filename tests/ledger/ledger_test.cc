@@ -1238,6 +1238,19 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
        "UPDATE txs SET body = '\\x00'::bytea || body WHERE block = 2", "block 2: transaction 0"},
       {"UPDATE blocks SET timestamp_ms = 5 WHERE number = 2",
        "UPDATE blocks SET timestamp_ms = 5 WHERE number = 2", "block 2: header hash"},
+      // A row whose owner is no account is refused by every read, VerifyChain's scan included
+      // (PostgreSQL's inner join used to drop the row from the scan: the check passed).
+      {"UPDATE entities SET owner_id = 999 WHERE id = 1",
+       "UPDATE entities SET owner_id = 999 WHERE id = 1", "names account id 999",
+       "names an account id that does not exist"},
+      {"UPDATE entities SET creator_id = 999 WHERE id = 2",
+       "UPDATE entities SET creator_id = 999 WHERE id = 2", "names account id 999",
+       "names an account id that does not exist"},
+      // An account's address changed under its entities, after a query has read them (SQLite
+      // caches the addresses of ids it has read; VerifyChain's scan reads the table).
+      {"UPDATE accounts SET address = zeroblob(20) WHERE id = 1",
+       "UPDATE accounts SET address = decode(repeat('00', 20), 'hex') WHERE id = 1",
+       "block 1: entity"},
   };
   for (const auto& c : cases) {
     if (c.sqlite == nullptr && !IsPostgres()) continue;
@@ -1246,6 +1259,8 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
     Wallet a;
     for (int i = 0; i < 3; ++i) MustCreate(a, Create(100, {Attribute::Num("n", 1)}));
     ASSERT_TRUE(ledger_->VerifyChain().ok());
+    auto page = ledger_->Query("n = 1");
+    ASSERT_TRUE(page.ok() && page->entities.size() == 3) << page.status().ToString();
     if (IsPostgres()) {
       PgPeek pg(schema_);
       EXPECT_EQ(pg.Exec(c.postgres), 1) << c.postgres;

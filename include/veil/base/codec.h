@@ -73,7 +73,15 @@ class Reader {
   Status Finish() const;
 
  private:
-  bool Need(std::size_t n, const char* what);
+  // True when no error is recorded and n more bytes are there; otherwise records the truncation
+  // (unless an error is already recorded) and is false. Inline: every read checks it.
+  bool Need(std::size_t n, const char* what) {
+    if (status_.ok() && remaining() >= n) [[likely]] {
+      return true;
+    }
+    return NeedFailed(what);
+  }
+  bool NeedFailed(const char* what);
   ByteView in_;
   std::size_t pos_ = 0;
   Status status_;
