@@ -59,10 +59,6 @@ Reader& Reader::Header(std::uint16_t tag, std::uint8_t version) {
   return *this;
 }
 
-std::uint8_t Reader::U8() {
-  if (!Need(1, "u8")) return 0;
-  return in_[pos_++];
-}
 std::uint16_t Reader::U16() {
   if (!Need(2, "u16")) return 0;
   const auto v = static_cast<std::uint16_t>((in_[pos_] << 8) | in_[pos_ + 1]);
@@ -75,18 +71,12 @@ std::uint32_t Reader::U32() {
   for (int i = 0; i < 4; ++i) v = (v << 8) | in_[pos_++];
   return v;
 }
-std::uint64_t Reader::U64() {
-  if (!Need(8, "u64")) return 0;
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | in_[pos_++];
-  return v;
-}
 bool Reader::Bool() {
   const std::uint8_t b = U8();
   if (b > 1) Fail("boolean must be 0 or 1");
   return b == 1;
 }
-std::uint64_t Reader::Varint() {
+std::uint64_t Reader::VarintSlow() {
   std::uint64_t v = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (!Need(1, "varint")) return 0;

@@ -88,6 +88,33 @@ TEST(Codec, VarintEdgeCases) {
   EXPECT_FALSE(r3.Finish().ok());
 }
 
+// U8, U64 and a one-byte Varint are inline fast paths: after the first error every read gives 0
+// and the first error stays the one reported, and a read past the end is a truncation.
+TEST(Codec, ReadsAfterAnErrorGiveZeroAndKeepTheFirstError) {
+  const Bytes in = {0x00, 0x01, 0x07, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05, 0x05};
+  Reader r(in);
+  r.Header(1, 2);  // tag 1, version 7: unsupported
+  ASSERT_FALSE(r.ok());
+  const std::string first = r.Finish().message();
+  EXPECT_EQ(first, "unsupported version 7");
+  EXPECT_EQ(r.Varint(), 0u);  // 0x05 is next: a one-byte varint, but the reader has failed
+  EXPECT_EQ(r.U8(), 0u);
+  EXPECT_EQ(r.U64(), 0u);
+  EXPECT_EQ(r.Finish().message(), first);
+
+  for (std::size_t n = 0; n < 8; ++n) {
+    Reader t(ByteView(in).first(n));
+    EXPECT_EQ(t.U64(), 0u) << n;
+    EXPECT_EQ(t.Finish().message(), "truncated input reading u64") << n;
+  }
+  Reader empty(ByteView{});
+  EXPECT_EQ(empty.Varint(), 0u);
+  EXPECT_EQ(empty.Finish().message(), "truncated input reading varint");
+  Reader u8(ByteView{});
+  EXPECT_EQ(u8.U8(), 0u);
+  EXPECT_EQ(u8.Finish().message(), "truncated input reading u8");
+}
+
 TEST(Codec, RejectsBadInput) {
   Writer w(1, 1);
   w.U8(2).VarBytes(Bytes(10));

@@ -51,12 +51,25 @@ class Reader {
 
   // Checks the header; a wrong tag or an unsupported version is an error.
   Reader& Header(std::uint16_t tag, std::uint8_t version);
-  std::uint8_t U8();
+  // U8, U64 and a one-byte Varint (every value below 128, always minimal) are inline: the
+  // decoders of stored entities call them several times an attribute.
+  std::uint8_t U8() { return Need(1, "u8") ? in_[pos_++] : 0; }
   std::uint16_t U16();
   std::uint32_t U32();
-  std::uint64_t U64();
+  std::uint64_t U64() {
+    if (!Need(8, "u64")) return 0;
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v = (v << 8) | in_[pos_ + static_cast<std::size_t>(i)];
+    pos_ += 8;
+    return v;
+  }
   bool Bool();
-  std::uint64_t Varint();
+  std::uint64_t Varint() {
+    if (status_.ok() && pos_ < in_.size() && in_[pos_] < 0x80) [[likely]] {
+      return in_[pos_++];
+    }
+    return VarintSlow();
+  }
   // Reads exactly out.size() bytes.
   void Fixed(MutableByteView out);
   ByteView FixedView(std::size_t n);
@@ -82,6 +95,7 @@ class Reader {
     return NeedFailed(what);
   }
   bool NeedFailed(const char* what);
+  std::uint64_t VarintSlow();
   ByteView in_;
   std::size_t pos_ = 0;
   Status status_;
