@@ -1417,6 +1417,17 @@ TEST_P(PersistentLedgerTest, RowsWithoutAttributeCopyReadFromTheIndexRows) {
   EXPECT_EQ(affected(without_copy), 0);
   EXPECT_EQ(Get(k)->attributes, (*before)->attributes);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // A node that has not cached the entity reads it from the store to validate an update (the
+  // group's prefetch), and takes its attributes from the attr_* rows when the row has no copy.
+  EXPECT_EQ(affected("UPDATE entities SET attrs = NULL WHERE id = (SELECT min(id) FROM entities)"),
+            1);
+  ledger_.reset();
+  Open();
+  const auto extended = Submit(a, {ExtendOp{k, 300}});
+  EXPECT_TRUE(extended.status.ok()) << extended.status.ToString();
+  EXPECT_EQ(affected(without_copy), 0);
+  EXPECT_EQ(Get(k)->attributes, (*before)->attributes);
+  EXPECT_EQ(Get(k)->expires_block, 300u);
   // Reads take the row's copy: with the index row changed behind the ledger's back, a read
   // still returns the copy, and VerifyChain reports the difference.
   EXPECT_EQ(affected("UPDATE attr_str SET value = 'y' WHERE entity_id = (SELECT id FROM entities "
