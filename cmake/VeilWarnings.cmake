@@ -4,6 +4,10 @@ target_compile_options(veil_options INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
   -Wnon-virtual-dtor -Wold-style-cast -Wcast-align
   -Wimplicit-fallthrough -Wformat=2)
+# Paths in debug info and __FILE__ relative to the source tree: an object does not depend on
+# where the tree is checked out, so ccache (scripts/test gives it the tree as base_dir) serves one
+# clone's objects to the next.
+target_compile_options(veil_options INTERFACE "-ffile-prefix-map=${PROJECT_SOURCE_DIR}/=")
 if(VEIL_WERROR)
   target_compile_options(veil_options INTERFACE -Werror)
 endif()

@@ -548,16 +548,16 @@ bool ValidPgText(const std::string& s) {
   return true;
 }
 
+// Where a read takes an entity's attributes from. kRowCopy: entities.attrs alone, which every row
+// written since the column exists has; the statement then plans and runs no aggregation (two
+// lateral subqueries cost 0.3-0.6 ms of a page's 2.3 ms of server time, planning included).
+// kRowOrIndex: the copy, and the attr_* rows' aggregation for a row without one (a row written
+// before the column; a read that met one under kRowCopy is read again this way). kBoth: the
+// aggregation for every row, compared with the copy (VerifyChain's scan).
+enum class AttrSource { kRowCopy, kRowOrIndex, kBoth };
+
 class PostgresStore final : public Store {
  public:
-  // Where a read takes an entity's attributes from. kRowCopy: entities.attrs alone, which every row
-  // written since the column exists has; the statement then plans and runs no aggregation (two
-  // lateral subqueries cost 0.3-0.6 ms of a page's 2.3 ms of server time, planning included).
-  // kRowOrIndex: the copy, and the attr_* rows' aggregation for a row without one (a row written
-  // before the column; a read that met one under kRowCopy is read again this way). kBoth: the
-  // aggregation for every row, compared with the copy (VerifyChain's scan).
-  enum class AttrSource { kRowCopy, kRowOrIndex, kBoth };
-
   // reader: a connection for reads only (OpenReader): no schema work and no write statements,
   // in a read-only session.
   explicit PostgresStore(PostgresOptions o, bool reader = false)
@@ -1677,7 +1677,8 @@ class PostgresStore final : public Store {
 
   // The rows of a statement built by EntitySelect with `src`. Under kBoth the row's attributes must
   // equal the attr_* rows'. Under kRowCopy a row without its copy cannot be read from this
-  // result: *lacks_copy is set and the caller reads again under kRowOrIndex (ReadAgain).
+  // result: *lacks_copy is set and the caller reads again under kRowOrIndex
+  // (EntitiesByKeyWithIndexRows, Query).
   static Result<std::vector<Entity>> ReadEntities(const PGresult* r, const Projection& p,
                                                   AttrSource src, bool* lacks_copy = nullptr) {
     std::vector<Entity> out;
