@@ -130,7 +130,10 @@ PgParam Bytea(ByteView b) { return {kByteaOid, std::string(b.begin(), b.end())};
 // element type, per dimension (size, lower bound), then each element as length and bytes.
 class ArrayParam {
  public:
-  ArrayParam(Oid array_type, Oid element_type) : array_type_(array_type), element_(element_type) {}
+  // The header's room is kept at the front of the body, so Build writes it in place and moves
+  // the bytes out: no copy of the elements (a block's payloads and bodies among them).
+  ArrayParam(Oid array_type, Oid element_type)
+      : array_type_(array_type), element_(element_type), body_(kHeader, '\0') {}
   void Add(std::string_view element) {
     PutBe32(&body_, static_cast<std::uint32_t>(element.size()));
     body_.append(element);
@@ -145,25 +148,39 @@ class ArrayParam {
     Add(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
   }
   std::size_t size() const { return n_; }
-  PgParam Build() const {
-    PgParam p{array_type_, {}};
-    PutBe32(&p.data, n_ == 0 ? 0 : 1);
-    PutBe32(&p.data, 0);
-    PutBe32(&p.data, element_);
+  // The parameter; once only (the elements move into it).
+  PgParam Build() {
+    std::string h;
+    PutBe32(&h, n_ == 0 ? 0 : 1);
+    PutBe32(&h, 0);
+    PutBe32(&h, element_);
     if (n_ != 0) {
-      PutBe32(&p.data, static_cast<std::uint32_t>(n_));
-      PutBe32(&p.data, 1);
+      PutBe32(&h, static_cast<std::uint32_t>(n_));
+      PutBe32(&h, 1);
     }
-    p.data += body_;
-    return p;
+    // An empty array's header has no dimension: it starts later in the room kept for it.
+    const std::size_t at = kHeader - h.size();
+    body_.replace(at, h.size(), h);
+    if (at != 0) body_.erase(0, at);
+    return {array_type_, std::move(body_)};
   }
 
  private:
+  static constexpr std::size_t kHeader = 20;
   Oid array_type_;
   Oid element_;
   std::string body_;
   std::size_t n_ = 0;
 };
+
+// A statement's parameters, moved into their vector (an initializer list would copy each one).
+template <class... P>
+std::vector<PgParam> Params(P&&... p) {
+  std::vector<PgParam> v;
+  v.reserve(sizeof...(p));
+  (v.push_back(std::forward<P>(p)), ...);
+  return v;
+}
 
 ArrayParam Int8Array() { return {kInt8ArrayOid, kInt8Oid}; }
 ArrayParam ByteaArray() { return {kByteaArrayOid, kByteaOid}; }
@@ -287,19 +304,37 @@ struct WriteStmtDef {
   std::vector<Oid> types;
 };
 
+// The chain's write lock for this transaction (see kWriteLockSession), and generic plans for the
+// statements after it, until the transaction ends (set_config with is_local, which SET LOCAL is,
+// without its warning outside an explicit block); kGuard and kWriteLock select it. The write
+// statements take arrays, whose lengths a custom plan knows and a generic plan guesses (10), so
+// PostgreSQL re-planned them at every execution: 75-93 us of planning for the entity insert
+// alone, which then ran in 132 us; its generic plan runs in 44 us (a statement log of the
+// one-entity benchmark). A generic plan is made for the tables' sizes when it is built and
+// rebuilt when autovacuum's ANALYZE invalidates it (every 10% or so of growth), so a plan that
+// starts as a scan of a tiny table becomes index probes as it grows. In kGuard's statement: each
+// statement of a block costs 10-20 us of server time however little it does (bind, executor
+// set-up, a result).
+#define VEIL_PG_WRITE_LOCK                                                      \
+  "pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema())), " \
+  "set_config('plan_cache_mode', 'force_generic_plan', true)"
+
 const WriteStmtDef& Def(int i) {
   static const WriteStmtDef kDefs[kWriteStmtCount] = {
       // kGuardGenesis: the head row appears with block 0; a second genesis hits the primary key.
       {"INSERT INTO chain_head(id, number, hash, next_entity_id, next_change_seq, "
        "stored_entities) VALUES (1, $1, $2, $3, $4, $5)",
        {kInt8Oid, kByteaOid, kInt8Oid, kInt8Oid, kInt8Oid}},
-      // kGuard: moves the head from ($1, $7) to the new block. The row lock serialises writers;
-      // a writer whose parent is no longer the head updates no row and the division by zero
-      // aborts its transaction (plain SQL, no procedural language: see the notes on
-      // Postgres-compatible databases).
-      {"WITH moved AS (UPDATE chain_head SET number = $2, hash = $3, next_entity_id = $4, "
-       "next_change_seq = $5, stored_entities = stored_entities + $6 WHERE id = 1 AND "
-       "number = $1 AND hash = $7 RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM moved)",
+      // kGuard: takes the chain's write lock (kWriteLock's, in the same statement: its CTE is
+      // the UPDATE's one-time filter, so the lock is held before the head row is read), then
+      // moves the head from ($1, $7) to the new block. The row lock serialises writers; a
+      // writer whose parent is no longer the head (read again after any wait, EvalPlanQual)
+      // updates no row and the division by zero aborts its transaction (plain SQL, no
+      // procedural language: see the notes on Postgres-compatible databases).
+      {"WITH l AS MATERIALIZED (SELECT " VEIL_PG_WRITE_LOCK "), moved AS "
+       "(UPDATE chain_head SET number = $2, hash = $3, next_entity_id = $4, next_change_seq = $5, "
+       "stored_entities = stored_entities + $6 WHERE id = 1 AND number = $1 AND hash = $7 AND "
+       "EXISTS (SELECT 1 FROM l) RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM moved)",
        {kInt8Oid, kInt8Oid, kByteaOid, kInt8Oid, kInt8Oid, kInt8Oid, kByteaOid}},
       {"INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM "
        "unnest($1::bytea[], $2::int8[], $3::int8[]) ON CONFLICT (address) DO UPDATE SET "
@@ -314,20 +349,24 @@ const WriteStmtDef& Def(int i) {
       {"DELETE FROM attr_num WHERE entity_id = ANY($1::int8[])", {kInt8ArrayOid}},
       {"DELETE FROM attr_str WHERE entity_id = ANY($1::int8[])", {kInt8ArrayOid}},
       {"DELETE FROM entities WHERE id = ANY($1::int8[])", {kInt8ArrayOid}},
-      {"UPDATE entities e SET owner_id = a.id, content_type = u.ct, payload = u.p, "
-       "updated_block = u.ub, expires_block = u.eb, last_change = u.lc, attrs = u.at FROM "
-       "unnest($1::int8[], $2::bytea[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], "
-       "$7::int8[], $8::bytea[]) AS u(id, owner, ct, p, ub, eb, lc, at) JOIN accounts a ON "
-       "a.address = u.owner WHERE e.id = u.id",
+      // The entity statements look each account id up with a subquery (an index probe) rather
+      // than joining accounts: a join's hash tables cost 30 us of executor set-up in a one-entity
+      // block, and an account that is missing makes the NOT NULL column refuse the row instead
+      // of the join dropping it in silence.
+      {"UPDATE entities e SET owner_id = (SELECT a.id FROM accounts a WHERE a.address = "
+       "u.owner), content_type = u.ct, payload = u.p, updated_block = u.ub, expires_block = "
+       "u.eb, last_change = u.lc, attrs = u.at FROM unnest($1::int8[], $2::bytea[], $3::text[], "
+       "$4::bytea[], $5::int8[], $6::int8[], $7::int8[], $8::bytea[]) AS u(id, owner, ct, p, ub, "
+       "eb, lc, at) WHERE e.id = u.id",
        {kInt8ArrayOid, kByteaArrayOid, kTextArrayOid, kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid,
         kInt8ArrayOid, kByteaArrayOid}},
       {"INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
        "created_block, updated_block, expires_block, last_change, attrs, flags) SELECT u.id, "
-       "u.key, o.id, c.id, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl FROM unnest($1::int8[], "
-       "$2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::int8[], $8::int8[], "
-       "$9::int8[], $10::int8[], $11::bytea[], $12::int8[]) AS u(id, key, owner, creator, ct, p, "
-       "cb, ub, eb, lc, at, fl) JOIN accounts o ON o.address = u.owner JOIN accounts c ON "
-       "c.address = u.creator",
+       "u.key, (SELECT o.id FROM accounts o WHERE o.address = u.owner), (SELECT c.id FROM "
+       "accounts c WHERE c.address = u.creator), u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl "
+       "FROM unnest($1::int8[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], "
+       "$7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::bytea[], $12::int8[]) AS u(id, key, "
+       "owner, creator, ct, p, cb, ub, eb, lc, at, fl)",
        {kInt8ArrayOid, kByteaArrayOid, kByteaArrayOid, kByteaArrayOid, kTextArrayOid,
         kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kByteaArrayOid,
         kInt8ArrayOid}},
@@ -371,20 +410,8 @@ const WriteStmtDef& Def(int i) {
        "AND EXISTS (SELECT 1 FROM d)) SELECT count(*) FROM d",
        {kInt8Oid, kInt8Oid}},
       {"DELETE FROM expiry WHERE block <= $1 AND n = 0", {kInt8Oid}},
-      // kWriteLock: the chain's write lock for this transaction (see kWriteLockSession), and
-      // generic plans for the statements after it, until the transaction ends (set_config with
-      // is_local, which SET LOCAL is, without its warning outside an explicit block). The write
-      // statements take arrays, whose lengths a custom plan knows and a generic plan guesses
-      // (10), so PostgreSQL re-planned them at every execution: 75-93 us of planning for the
-      // entity insert alone, which then ran in 132 us; its generic plan runs in 44 us (a
-      // statement log of the one-entity benchmark). A generic plan is made for the tables' sizes
-      // when it is built and rebuilt when autovacuum's ANALYZE invalidates it (every 10% or so
-      // of growth), so a join that starts as a scan of a tiny accounts table becomes index
-      // probes as it grows. One statement for both: each statement of a block costs 5-10 us of
-      // server time however little it does.
-      {"SELECT pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema())), "
-       "set_config('plan_cache_mode', 'force_generic_plan', true)",
-       {}},
+      // kWriteLock: VEIL_PG_WRITE_LOCK alone, for the genesis block (which has no kGuard).
+      {"SELECT " VEIL_PG_WRITE_LOCK, {}},
   };
   return kDefs[i];
 }
@@ -392,8 +419,8 @@ const WriteStmtDef& Def(int i) {
 std::string WriteStmtName(int i) { return "veil_w" + std::to_string(i); }
 
 // The chain's write lock: an advisory lock keyed by the schema. Every block write takes it for its
-// transaction (kWriteLock); a node retrying after a lost race holds it across its refresh, reads
-// and write.
+// transaction (kGuard, or kWriteLock at genesis); a node retrying after a lost race holds it across
+// its refresh, reads and write.
 constexpr const char* kWriteLockSession =
     "SELECT pg_advisory_lock(hashtext('veil.ledger.write.' || current_schema()))";
 constexpr const char* kWriteUnlockSession =
@@ -650,10 +677,11 @@ class PostgresStore final : public Store {
     std::vector<Step> steps;
     // The chain's write lock, for this transaction: it waits while a node that lost a race holds
     // the lock for its retry (LockWriters), so that node cannot be starved by faster writers. In
-    // the pipeline: no extra round trip.
-    steps.push_back({kWriteLock, {}});
-    const std::size_t guard_step = steps.size();
+    // the pipeline: no extra round trip. kGuard takes it (one statement less a block); genesis,
+    // which has no guard, takes it in a statement of its own.
     const BlockHeader& first = writes.front().header;
+    if (first.number == 0) steps.push_back({kWriteLock, {}});
+    const std::size_t guard_step = steps.size();
     if (writes.size() == 1) {
       AppendBlockSteps(writes[0], first.number == 0 ? 0 : first.number - 1, first.parent, &steps);
     } else {
@@ -677,9 +705,9 @@ class PostgresStore final : public Store {
         gas.AddInt8(I64(h.gas_used));
         hash.AddBytes(h.hash);
       }
-      steps.push_back({kInsertBlocks,
-                       {number.Build(), chain.Build(), parent.Build(), ts.Build(), root.Build(),
-                        cs.Build(), txc.Build(), chc.Build(), gas.Build(), hash.Build()}});
+      steps.push_back({kInsertBlocks, Params(number.Build(), chain.Build(), parent.Build(),
+                                             ts.Build(), root.Build(), cs.Build(), txc.Build(),
+                                             chc.Build(), gas.Build(), hash.Build())});
     }
     PipelineError err;
     std::vector<ResultPtr> results;
@@ -713,14 +741,13 @@ class PostgresStore final : public Store {
       if (ew.kind == EntityWrite::Kind::kDelete) --stored_delta;
     }
     if (h.number == 0) {
-      steps.push_back({kGuardGenesis,
-                       {Int8(0), Bytea(h.hash), Int8(after.next_entity_id),
-                        Int8(I64(after.next_change_seq)), Int8(stored_delta)}});
-    } else {
       steps.push_back(
-          {kGuard,
-           {Int8(I64(from_number)), Int8(I64(h.number)), Bytea(h.hash), Int8(after.next_entity_id),
-            Int8(I64(after.next_change_seq)), Int8(stored_delta), Bytea(from_hash)}});
+          {kGuardGenesis, Params(Int8(0), Bytea(h.hash), Int8(after.next_entity_id),
+                                 Int8(I64(after.next_change_seq)), Int8(stored_delta))});
+    } else {
+      steps.push_back({kGuard, Params(Int8(I64(from_number)), Int8(I64(h.number)), Bytea(h.hash),
+                                      Int8(after.next_entity_id), Int8(I64(after.next_change_seq)),
+                                      Int8(stored_delta), Bytea(from_hash))});
     }
     // Accounts: nonces first, then owners and creators that have no row yet.
     std::set<Address> with_nonces;
@@ -733,7 +760,7 @@ class PostgresStore final : public Store {
         cn.AddInt8(I64(a.create_nonce));
       }
       if (addr.size() != 0) {
-        steps.push_back({kAccountsSet, {addr.Build(), txn.Build(), cn.Build()}});
+        steps.push_back({kAccountsSet, Params(addr.Build(), txn.Build(), cn.Build())});
       }
       std::set<Address> ensure;
       for (const auto& ew : w.entities) {
@@ -745,7 +772,7 @@ class PostgresStore final : public Store {
       for (const auto& a : ensure) {
         if (!with_nonces.count(a)) missing.AddBytes(a);
       }
-      if (missing.size() != 0) steps.push_back({kAccountsEnsure, {missing.Build()}});
+      if (missing.size() != 0) steps.push_back({kAccountsEnsure, Params(missing.Build())});
     }
 
     // Entities: attribute rows of deleted and re-attributed entities go first, then the rows.
@@ -817,20 +844,21 @@ class PostgresStore final : public Store {
       }
     }
     if (drop_attrs.size() != 0) {
-      steps.push_back({kDeleteAttrNum, {drop_attrs.Build()}});
-      steps.push_back({kDeleteAttrStr, {drop_attrs.Build()}});
+      PgParam ids = drop_attrs.Build();
+      steps.push_back({kDeleteAttrNum, Params(PgParam(ids))});
+      steps.push_back({kDeleteAttrStr, Params(std::move(ids))});
     }
-    if (drop.size() != 0) steps.push_back({kDeleteEntities, {drop.Build()}});
+    if (drop.size() != 0) steps.push_back({kDeleteEntities, Params(drop.Build())});
     if (u_id.size() != 0) {
-      steps.push_back({kUpdateEntities,
-                       {u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(), u_ub.Build(),
-                        u_eb.Build(), u_lc.Build(), u_at.Build()}});
+      steps.push_back(
+          {kUpdateEntities, Params(u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(),
+                                   u_ub.Build(), u_eb.Build(), u_lc.Build(), u_at.Build())});
     }
     if (i_id.size() != 0) {
-      steps.push_back({kInsertEntities,
-                       {i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(),
-                        i_ct.Build(), i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(),
-                        i_lc.Build(), i_at.Build(), i_fl.Build()}});
+      steps.push_back(
+          {kInsertEntities, Params(i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(),
+                                   i_ct.Build(), i_p.Build(), i_cb.Build(), i_ub.Build(),
+                                   i_eb.Build(), i_lc.Build(), i_at.Build(), i_fl.Build())});
     }
     ArrayParam x_block = Int8Array(), x_delta = Int8Array();
     for (const auto& [block, delta] : expiry) {
@@ -856,20 +884,15 @@ class PostgresStore final : public Store {
       t_body.AddBytes(t.encoded);
       t_gas.AddInt8(I64(t.gas));
     }
-    steps.push_back({kInsertTail, {n_id.Build(),          n_name.Build(),
-                                   n_value.Build(),       s_id.Build(),
-                                   s_name.Build(),        s_value.Build(),
-                                   x_block.Build(),       x_delta.Build(),
-                                   c_seq.Build(),         c_block.Build(),
-                                   c_kind.Build(),        c_key.Build(),
-                                   c_hash.Build(),        t_block.Build(),
-                                   t_idx.Build(),         t_hash.Build(),
-                                   t_body.Build(),        t_gas.Build(),
-                                   Int8(I64(h.number)),   Int8(I64(h.chain_id)),
-                                   Bytea(h.parent),       Int8(I64(h.timestamp_ms)),
-                                   Bytea(h.tx_root),      Bytea(h.changeset),
-                                   Int8(h.tx_count),      Int8(h.change_count),
-                                   Int8(I64(h.gas_used)), Bytea(h.hash)}});
+    steps.push_back(
+        {kInsertTail,
+         Params(n_id.Build(), n_name.Build(), n_value.Build(), s_id.Build(), s_name.Build(),
+                s_value.Build(), x_block.Build(), x_delta.Build(), c_seq.Build(), c_block.Build(),
+                c_kind.Build(), c_key.Build(), c_hash.Build(), t_block.Build(), t_idx.Build(),
+                t_hash.Build(), t_body.Build(), t_gas.Build(), Int8(I64(h.number)),
+                Int8(I64(h.chain_id)), Bytea(h.parent), Int8(I64(h.timestamp_ms)), Bytea(h.tx_root),
+                Bytea(h.changeset), Int8(h.tx_count), Int8(h.change_count), Int8(I64(h.gas_used)),
+                Bytea(h.hash))});
   }
 
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
