@@ -899,19 +899,21 @@ class PostgresStore final : public Store {
     if (keys.empty()) return std::vector<Entity>();
     const Compiled c = EntitiesByKey(keys);
     VEIL_ASSIGN_OR_RETURN(auto r, ExecCached(c.sql, c.params));
-    bool lacks_copy = false;
-    VEIL_ASSIGN_OR_RETURN(
-        auto out, ReadEntities(r.get(), Projection::All(), AttrSource::kRowCopy, &lacks_copy));
-    if (lacks_copy) return EntitiesByKeyWithIndexRows(keys);
-    return out;
+    return EntitiesByKeyFrom(r.get(), keys);
   }
 
-  // A read by key that met a row without its attribute copy, again with the attr_* rows'
-  // aggregation for such rows: one statement more, only while rows from before the copy remain.
-  Result<std::vector<Entity>> EntitiesByKeyWithIndexRows(const std::vector<EntityKey>& keys) {
+  // The entities of EntitiesByKey(keys)'s result r. A row without its attribute copy makes it
+  // read them again with the attr_* rows' aggregation for such rows: one statement more, only
+  // while rows from before the copy remain.
+  Result<std::vector<Entity>> EntitiesByKeyFrom(const PGresult* r,
+                                                const std::vector<EntityKey>& keys) {
+    bool lacks_copy = false;
+    VEIL_ASSIGN_OR_RETURN(auto out,
+                          ReadEntities(r, Projection::All(), AttrSource::kRowCopy, &lacks_copy));
+    if (!lacks_copy) return out;
     const Compiled c = EntitiesByKey(keys, AttrSource::kRowOrIndex);
-    VEIL_ASSIGN_OR_RETURN(auto r, ExecCached(c.sql, c.params));
-    return ReadEntities(r.get(), Projection::All(), AttrSource::kRowOrIndex);
+    VEIL_ASSIGN_OR_RETURN(auto again, ExecCached(c.sql, c.params));
+    return ReadEntities(again.get(), Projection::All(), AttrSource::kRowOrIndex);
   }
 
   // Both reads in one pipeline (one round trip), each a statement for all its keys.
@@ -925,12 +927,7 @@ class PostgresStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(const std::vector<ResultPtr> results, ExecCachedAll(reads));
     std::size_t next = 0;
     if (!keys.empty()) {
-      bool lacks_copy = false;
-      VEIL_ASSIGN_OR_RETURN(out.entities, ReadEntities(results[next++].get(), Projection::All(),
-                                                       AttrSource::kRowCopy, &lacks_copy));
-      if (lacks_copy) {
-        VEIL_ASSIGN_OR_RETURN(out.entities, EntitiesByKeyWithIndexRows(keys));
-      }
+      VEIL_ASSIGN_OR_RETURN(out.entities, EntitiesByKeyFrom(results[next++].get(), keys));
     }
     if (!addresses.empty()) {
       const PGresult* r = results[next].get();
@@ -1701,7 +1698,7 @@ class PostgresStore final : public Store {
   // The rows of a statement built by EntitySelect with `src`. Under kBoth the row's attributes must
   // equal the attr_* rows'. Under kRowCopy a row without its copy cannot be read from this
   // result: *lacks_copy is set and the caller reads again under kRowOrIndex
-  // (EntitiesByKeyWithIndexRows, Query).
+  // (EntitiesByKeyFrom, Query).
   static Result<std::vector<Entity>> ReadEntities(const PGresult* r, const Projection& p,
                                                   AttrSource src, bool* lacks_copy = nullptr) {
     std::vector<Entity> out;
