@@ -284,15 +284,6 @@ class Row {
 enum WriteStmt : int {
   kGuardGenesis,
   kGuard,
-  kAccountsSet,
-  kAccountsEnsure,
-  kDeleteAttrNum,
-  kDeleteAttrStr,
-  kDeleteEntities,
-  kUpdateEntities,
-  kInsertEntities,
-  kInsertTail,
-  kInsertBlocks,
   kSweep,
   kSweepClean,
   kWriteLock,
@@ -336,68 +327,6 @@ const WriteStmtDef& Def(int i) {
        "stored_entities = stored_entities + $6 WHERE id = 1 AND number = $1 AND hash = $7 AND "
        "EXISTS (SELECT 1 FROM l) RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM moved)",
        {kInt8Oid, kInt8Oid, kByteaOid, kInt8Oid, kInt8Oid, kInt8Oid, kByteaOid}},
-      {"INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM "
-       "unnest($1::bytea[], $2::int8[], $3::int8[]) ON CONFLICT (address) DO UPDATE SET "
-       "tx_nonce = excluded.tx_nonce, create_nonce = excluded.create_nonce",
-       {kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid}},
-      // Owners and creators that have no row yet (the NOT EXISTS keeps the identity sequence
-      // from being consumed by conflicting rows).
-      {"INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT a, 0, 0 FROM "
-       "unnest($1::bytea[]) AS a WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.address = "
-       "a) ON CONFLICT (address) DO NOTHING",
-       {kByteaArrayOid}},
-      {"DELETE FROM attr_num WHERE entity_id = ANY($1::int8[])", {kInt8ArrayOid}},
-      {"DELETE FROM attr_str WHERE entity_id = ANY($1::int8[])", {kInt8ArrayOid}},
-      {"DELETE FROM entities WHERE id = ANY($1::int8[])", {kInt8ArrayOid}},
-      // The entity statements look each account id up with a subquery (an index probe) rather
-      // than joining accounts: a join's hash tables cost 30 us of executor set-up in a one-entity
-      // block, and an account that is missing makes the NOT NULL column refuse the row instead
-      // of the join dropping it in silence.
-      {"UPDATE entities e SET owner_id = (SELECT a.id FROM accounts a WHERE a.address = "
-       "u.owner), content_type = u.ct, payload = u.p, updated_block = u.ub, expires_block = "
-       "u.eb, last_change = u.lc, attrs = u.at FROM unnest($1::int8[], $2::bytea[], $3::text[], "
-       "$4::bytea[], $5::int8[], $6::int8[], $7::int8[], $8::bytea[]) AS u(id, owner, ct, p, ub, "
-       "eb, lc, at) WHERE e.id = u.id",
-       {kInt8ArrayOid, kByteaArrayOid, kTextArrayOid, kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid,
-        kInt8ArrayOid, kByteaArrayOid}},
-      {"INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
-       "created_block, updated_block, expires_block, last_change, attrs, flags) SELECT u.id, "
-       "u.key, (SELECT o.id FROM accounts o WHERE o.address = u.owner), (SELECT c.id FROM "
-       "accounts c WHERE c.address = u.creator), u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl "
-       "FROM unnest($1::int8[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], "
-       "$7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::bytea[], $12::int8[]) AS u(id, key, "
-       "owner, creator, ct, p, cb, ub, eb, lc, at, fl)",
-       {kInt8ArrayOid, kByteaArrayOid, kByteaArrayOid, kByteaArrayOid, kTextArrayOid,
-        kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kByteaArrayOid,
-        kInt8ArrayOid}},
-      // kInsertTail: everything after the entity rows, in one statement (one executor start
-      // instead of six: a statement cost 10-40 us of server time in a one-entity block). The
-      // parts touch different tables and none reads another's rows, so the order in which
-      // PostgreSQL runs them does not matter; a part with empty arrays inserts nothing.
-      // Expiry buckets that reach zero stay until the sweeper passes their block (kSweepClean):
-      // a zero adds nothing to LiveCount.
-      {"WITH an AS (INSERT INTO attr_num(entity_id, name, value) SELECT * FROM unnest($1::int8[], "
-       "$2::text[], $3::int8[])), ans AS (INSERT INTO attr_str(entity_id, name, value) SELECT * "
-       "FROM unnest($4::int8[], $5::text[], $6::text[])), ex AS (INSERT INTO expiry(block, n) "
-       "SELECT * FROM unnest($7::int8[], $8::int8[]) ON CONFLICT (block) DO UPDATE SET n = "
-       "expiry.n + excluded.n), ch AS (INSERT INTO changes(seq, block, kind, key, entity_hash) "
-       "SELECT * FROM unnest($9::int8[], $10::int8[], $11::int8[], $12::bytea[], $13::bytea[])), "
-       "tx AS (INSERT INTO txs(block, idx, hash, body, gas) SELECT * FROM unnest($14::int8[], "
-       "$15::int8[], $16::bytea[], $17::bytea[], $18::int8[])) INSERT INTO blocks(number, "
-       "chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, change_count, gas_used, "
-       "hash) VALUES ($19, $20, $21, $22, $23, $24, $25, $26, $27, $28)",
-       {kInt8ArrayOid,  kTextArrayOid,  kInt8ArrayOid,  kInt8ArrayOid, kTextArrayOid,
-        kTextArrayOid,  kInt8ArrayOid,  kInt8ArrayOid,  kInt8ArrayOid, kInt8ArrayOid,
-        kInt8ArrayOid,  kByteaArrayOid, kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid,
-        kByteaArrayOid, kByteaArrayOid, kInt8ArrayOid,  kInt8Oid,      kInt8Oid,
-        kByteaOid,      kInt8Oid,       kByteaOid,      kByteaOid,     kInt8Oid,
-        kInt8Oid,       kInt8Oid,       kByteaOid}},
-      // kInsertBlocks: the block rows of a group commit but its last (which kInsertTail writes).
-      {"INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
-       "change_count, gas_used, hash) SELECT * FROM unnest($1::int8[], $2::int8[], $3::bytea[], "
-       "$4::int8[], $5::bytea[], $6::bytea[], $7::int8[], $8::int8[], $9::int8[], $10::bytea[])",
-       {kInt8ArrayOid, kInt8ArrayOid, kByteaArrayOid, kInt8ArrayOid, kByteaArrayOid, kByteaArrayOid,
-        kInt8ArrayOid, kInt8ArrayOid, kInt8ArrayOid, kByteaArrayOid}},
       // kSweep: one statement; SKIP LOCKED lets two nodes sweep at once without waiting, and the
       // counters move by the rows this statement actually deleted.
       {"WITH v AS (SELECT id FROM entities WHERE expires_block <= $1 ORDER BY expires_block "
@@ -417,6 +346,140 @@ const WriteStmtDef& Def(int i) {
 }
 
 std::string WriteStmtName(int i) { return "veil_w" + std::to_string(i); }
+
+// The statement that writes a block's rows after its head guard (AppendBlockSteps): each part the
+// block has is a data-modifying CTE of the INSERT of the block's row, so a block is its guard and
+// this one statement, whatever it changes. Every statement costs server time of its own however
+// little it does (bind, executor set-up and tear-down, a result: 10-20 us in a one-entity block),
+// and the accounts, the entity rows and the rest were three statements.
+//
+// PostgreSQL runs a statement's data-modifying CTEs in an order it does not promise, and none
+// sees another's changes. Where order matters, a part reads the RETURNING rows of the part that
+// must go first, which runs that one to completion first: the entity rows take the ids of
+// accounts written in the same statement from the account parts' rows (PgAccountId), and the
+// attribute rows of a re-attributed entity go in after its old rows are deleted (a unique check
+// does not see a row its own transaction deleted). The text depends only on which parts are
+// present: a one-entity create is always the same statement (PostgresStore::PreparedBlock).
+class BlockStatement {
+ public:
+  // The part `name AS (sql)`; sql's parameters $1..$k are `params`, numbered after the parts
+  // before it.
+  void With(std::string_view name, std::string_view sql, std::vector<PgParam> params) {
+    sql_ += sql_.empty() ? "WITH " : ", ";
+    sql_.append(name);
+    sql_ += " AS (";
+    Append(sql, std::move(params));
+    sql_ += ")";
+  }
+  // The main statement, last.
+  void Finish(std::string_view sql, std::vector<PgParam> params) {
+    if (!sql_.empty()) sql_ += " ";
+    Append(sql, std::move(params));
+  }
+  const std::string& sql() const { return sql_; }
+  std::vector<PgParam>& params() { return params_; }
+
+ private:
+  void Append(std::string_view sql, std::vector<PgParam> params) {
+    const std::size_t base = params_.size();
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+      sql_ += sql[i];
+      if (sql[i] != '$') continue;
+      std::size_t n = 0;
+      while (i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9') {
+        n = n * 10 + static_cast<std::size_t>(sql[++i] - '0');
+      }
+      sql_ += std::to_string(base + n);
+    }
+    for (auto& p : params) params_.push_back(std::move(p));
+  }
+  std::string sql_;
+  std::vector<PgParam> params_;
+};
+
+// The parts of a BlockStatement (the names are the CTEs').
+// acs: the senders' nonces; ace: owners and creators that have no row yet (the NOT EXISTS keeps
+// the identity sequence from being consumed by conflicting rows). Both return the rows' ids.
+constexpr const char* kPartAccountsSet =
+    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM unnest($1::bytea[], "
+    "$2::int8[], $3::int8[]) ON CONFLICT (address) DO UPDATE SET tx_nonce = excluded.tx_nonce, "
+    "create_nonce = excluded.create_nonce RETURNING id, address";
+constexpr const char* kPartAccountsEnsure =
+    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT a, 0, 0 FROM unnest($1::bytea[]) "
+    "AS a WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.address = a) ON CONFLICT (address) "
+    "DO NOTHING RETURNING id, address";
+// dn, ds: the attribute rows of deleted and re-attributed entities; de: deleted entities.
+constexpr const char* kPartDropNum =
+    "DELETE FROM attr_num WHERE entity_id = ANY($1::int8[]) RETURNING 1";
+constexpr const char* kPartDropStr =
+    "DELETE FROM attr_str WHERE entity_id = ANY($1::int8[]) RETURNING 1";
+constexpr const char* kPartDeleteEntities = "DELETE FROM entities WHERE id = ANY($1::int8[])";
+// ue, ie: the entity rows, with account ids from PgAccountId (an index probe a row, not a join:
+// a join's hash tables cost 30 us of executor set-up in a one-entity block; and an account that
+// is missing makes the NOT NULL column refuse the row instead of a join dropping it in silence).
+constexpr const char* kPartUpdateEntities =
+    "UPDATE entities e SET owner_id = {owner}, content_type = u.ct, payload = u.p, updated_block "
+    "= u.ub, expires_block = u.eb, last_change = u.lc, attrs = u.at FROM unnest($1::int8[], "
+    "$2::bytea[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $7::int8[], $8::bytea[]) AS "
+    "u(id, owner, ct, p, ub, eb, lc, at) WHERE e.id = u.id";
+constexpr const char* kPartInsertEntities =
+    "INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, created_block, "
+    "updated_block, expires_block, last_change, attrs, flags) SELECT u.id, u.key, {owner}, "
+    "{creator}, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl FROM unnest($1::int8[], "
+    "$2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::int8[], $8::int8[], "
+    "$9::int8[], $10::int8[], $11::bytea[], $12::int8[]) AS u(id, key, owner, creator, ct, p, cb, "
+    "ub, eb, lc, at, fl)";
+// an, ans: attribute rows ({after}: once dn's or ds's deletions are done). ex: expiry buckets;
+// a bucket that reaches zero stays until the sweeper passes its block (kSweepClean): a zero adds
+// nothing to LiveCount. ch, tx: the block's changes and transactions. bl: a group's blocks but
+// its last, whose row is the main INSERT.
+constexpr const char* kPartAttrNum =
+    "INSERT INTO attr_num(entity_id, name, value) SELECT * FROM unnest($1::int8[], $2::text[], "
+    "$3::int8[]){after}";
+constexpr const char* kPartAttrStr =
+    "INSERT INTO attr_str(entity_id, name, value) SELECT * FROM unnest($1::int8[], $2::text[], "
+    "$3::text[]){after}";
+constexpr const char* kPartExpiry =
+    "INSERT INTO expiry(block, n) SELECT * FROM unnest($1::int8[], $2::int8[]) ON CONFLICT "
+    "(block) DO UPDATE SET n = expiry.n + excluded.n";
+constexpr const char* kPartChanges =
+    "INSERT INTO changes(seq, block, kind, key, entity_hash) SELECT * FROM unnest($1::int8[], "
+    "$2::int8[], $3::int8[], $4::bytea[], $5::bytea[])";
+constexpr const char* kPartTxs =
+    "INSERT INTO txs(block, idx, hash, body, gas) SELECT * FROM unnest($1::int8[], $2::int8[], "
+    "$3::bytea[], $4::bytea[], $5::int8[])";
+constexpr const char* kPartBlocks =
+    "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
+    "change_count, gas_used, hash) SELECT * FROM unnest($1::int8[], $2::int8[], $3::bytea[], "
+    "$4::int8[], $5::bytea[], $6::bytea[], $7::int8[], $8::int8[], $9::int8[], $10::bytea[])";
+constexpr const char* kMainBlock =
+    "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
+    "change_count, gas_used, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+// The account id of the address `column` inside a BlockStatement: from the account parts' rows
+// when the statement has them (rows it writes are invisible to its own reads of accounts), else
+// from the table.
+std::string PgAccountId(std::string_view column, bool set, bool ensure) {
+  const std::string c(column);
+  std::string out = "COALESCE(";
+  if (set) out += "(SELECT s.id FROM acs s WHERE s.address = " + c + "), ";
+  if (ensure) out += "(SELECT n.id FROM ace n WHERE n.address = " + c + "), ";
+  out += "(SELECT a.id FROM accounts a WHERE a.address = " + c + "))";
+  return out;
+}
+
+// `text` with each `{key}` replaced by its value.
+std::string Fill(std::string text,
+                 std::initializer_list<std::pair<std::string_view, std::string>> subs) {
+  for (const auto& [key, value] : subs) {
+    const std::string mark = "{" + std::string(key) + "}";
+    for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at)) {
+      text.replace(at, mark.size(), value);
+      at += value.size();
+    }
+  }
+  return text;
+}
 
 // The chain's write lock: an advisory lock keyed by the schema. Every block write takes it for its
 // transaction (kGuard, or kWriteLock at genesis); a node retrying after a lost race holds it across
@@ -682,33 +745,15 @@ class PostgresStore final : public Store {
     const BlockHeader& first = writes.front().header;
     if (first.number == 0) steps.push_back({kWriteLock, {}});
     const std::size_t guard_step = steps.size();
-    if (writes.size() == 1) {
-      AppendBlockSteps(writes[0], first.number == 0 ? 0 : first.number - 1, first.parent, &steps);
-    } else {
-      // A group: the statements of one block over the group's net effect on the rows, the head
-      // guard moving the head from the first block's parent to the last block, and the other
-      // blocks' rows in one more statement. The statement count does not grow with the group.
-      AppendBlockSteps(NetBlockWrite(writes), first.number - 1, first.parent, &steps);
-      ArrayParam number = Int8Array(), chain = Int8Array(), parent = ByteaArray(), ts = Int8Array(),
-                 root = ByteaArray(), cs = ByteaArray(), txc = Int8Array(), chc = Int8Array(),
-                 gas = Int8Array(), hash = ByteaArray();
-      for (const BlockWrite& w : writes.first(writes.size() - 1)) {
-        const BlockHeader& h = w.header;
-        number.AddInt8(I64(h.number));
-        chain.AddInt8(I64(h.chain_id));
-        parent.AddBytes(h.parent);
-        ts.AddInt8(I64(h.timestamp_ms));
-        root.AddBytes(h.tx_root);
-        cs.AddBytes(h.changeset);
-        txc.AddInt8(h.tx_count);
-        chc.AddInt8(h.change_count);
-        gas.AddInt8(I64(h.gas_used));
-        hash.AddBytes(h.hash);
-      }
-      steps.push_back({kInsertBlocks, Params(number.Build(), chain.Build(), parent.Build(),
-                                             ts.Build(), root.Build(), cs.Build(), txc.Build(),
-                                             chc.Build(), gas.Build(), hash.Build())});
-    }
+    // A group: one block's statements over the group's net effect on the rows, the head guard
+    // moving the head from the first block's parent to the last block, and the other blocks'
+    // rows as one more part. The statement count does not grow with the group.
+    const BlockWrite net = writes.size() == 1 ? BlockWrite() : NetBlockWrite(writes);
+    const BlockWrite& w = writes.size() == 1 ? writes[0] : net;
+    VEIL_RETURN_IF_ERROR(EnsureConnected());
+    VEIL_RETURN_IF_ERROR(AppendBlockSteps(w, writes.first(writes.size() - 1),
+                                          first.number == 0 ? 0 : first.number - 1, first.parent,
+                                          &steps));
     PipelineError err;
     std::vector<ResultPtr> results;
     VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err, gate));
@@ -726,12 +771,14 @@ class PostgresStore final : public Store {
     return Internal("postgres: " + blocks + ": " + err.message);
   }
 
-  // One block's statements: its head guard first (at the index the caller noted), then only
-  // the statements that have rows. The guard moves the head from the block numbered
-  // `from_number` with hash `from_hash` (w.header's parent, or for a group the first block's
-  // parent) to w.header, whose row the tail inserts.
-  void AppendBlockSteps(const BlockWrite& w, std::uint64_t from_number, const Hash32& from_hash,
-                        std::vector<Step>* out) {
+  // One block's statements: its head guard (at the index the caller noted), then one
+  // BlockStatement with the parts that have rows. The guard moves the head from the block
+  // numbered `from_number` with hash `from_hash` (w.header's parent, or for a group the first
+  // block's parent) to w.header, whose row the statement inserts; `earlier`: a group's blocks
+  // before it, whose rows go in too.
+  Status AppendBlockSteps(const BlockWrite& w, std::span<const BlockWrite> earlier,
+                          std::uint64_t from_number, const Hash32& from_hash,
+                          std::vector<Step>* out) {
     std::vector<Step>& steps = *out;
     const BlockHeader& h = w.header;
     const ChainState& after = w.state_after;
@@ -749,9 +796,11 @@ class PostgresStore final : public Store {
                                       Int8(after.next_entity_id), Int8(I64(after.next_change_seq)),
                                       Int8(stored_delta), Bytea(from_hash))});
     }
+    BlockStatement b;
     // Accounts: nonces first, then owners and creators that have no row yet.
-    std::set<Address> with_nonces;
+    bool set = false, ensure = false;
     {
+      std::set<Address> with_nonces;
       ArrayParam addr = ByteaArray(), txn = Int8Array(), cn = Int8Array();
       for (const auto& a : w.accounts) {
         with_nonces.insert(a.address);
@@ -760,19 +809,23 @@ class PostgresStore final : public Store {
         cn.AddInt8(I64(a.create_nonce));
       }
       if (addr.size() != 0) {
-        steps.push_back({kAccountsSet, Params(addr.Build(), txn.Build(), cn.Build())});
+        set = true;
+        b.With("acs", kPartAccountsSet, Params(addr.Build(), txn.Build(), cn.Build()));
       }
-      std::set<Address> ensure;
+      std::set<Address> needed;
       for (const auto& ew : w.entities) {
         if (ew.kind == EntityWrite::Kind::kDelete) continue;
-        ensure.insert(ew.entity.owner);
-        if (ew.kind == EntityWrite::Kind::kInsert) ensure.insert(ew.entity.creator);
+        needed.insert(ew.entity.owner);
+        if (ew.kind == EntityWrite::Kind::kInsert) needed.insert(ew.entity.creator);
       }
       ArrayParam missing = ByteaArray();
-      for (const auto& a : ensure) {
+      for (const auto& a : needed) {
         if (!with_nonces.count(a)) missing.AddBytes(a);
       }
-      if (missing.size() != 0) steps.push_back({kAccountsEnsure, Params(missing.Build())});
+      if (missing.size() != 0) {
+        ensure = true;
+        b.With("ace", kPartAccountsEnsure, Params(missing.Build()));
+      }
     }
 
     // Entities: attribute rows of deleted and re-attributed entities go first, then the rows.
@@ -843,22 +896,35 @@ class PostgresStore final : public Store {
           break;
       }
     }
-    if (drop_attrs.size() != 0) {
+    const bool drops = drop_attrs.size() != 0;
+    if (drops) {
       PgParam ids = drop_attrs.Build();
-      steps.push_back({kDeleteAttrNum, Params(PgParam(ids))});
-      steps.push_back({kDeleteAttrStr, Params(std::move(ids))});
+      b.With("dn", kPartDropNum, Params(PgParam(ids)));
+      b.With("ds", kPartDropStr, Params(std::move(ids)));
     }
-    if (drop.size() != 0) steps.push_back({kDeleteEntities, Params(drop.Build())});
+    if (drop.size() != 0) b.With("de", kPartDeleteEntities, Params(drop.Build()));
     if (u_id.size() != 0) {
-      steps.push_back(
-          {kUpdateEntities, Params(u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(),
-                                   u_ub.Build(), u_eb.Build(), u_lc.Build(), u_at.Build())});
+      b.With("ue", Fill(kPartUpdateEntities, {{"owner", PgAccountId("u.owner", set, ensure)}}),
+             Params(u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(), u_ub.Build(),
+                    u_eb.Build(), u_lc.Build(), u_at.Build()));
     }
     if (i_id.size() != 0) {
-      steps.push_back(
-          {kInsertEntities, Params(i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(),
-                                   i_ct.Build(), i_p.Build(), i_cb.Build(), i_ub.Build(),
-                                   i_eb.Build(), i_lc.Build(), i_at.Build(), i_fl.Build())});
+      b.With("ie",
+             Fill(kPartInsertEntities, {{"owner", PgAccountId("u.owner", set, ensure)},
+                                        {"creator", PgAccountId("u.creator", set, ensure)}}),
+             Params(i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(), i_ct.Build(),
+                    i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build(),
+                    i_at.Build(), i_fl.Build()));
+    }
+    if (n_id.size() != 0) {
+      b.With("an",
+             Fill(kPartAttrNum, {{"after", drops ? " WHERE (SELECT count(*) FROM dn) >= 0" : ""}}),
+             Params(n_id.Build(), n_name.Build(), n_value.Build()));
+    }
+    if (s_id.size() != 0) {
+      b.With("ans",
+             Fill(kPartAttrStr, {{"after", drops ? " WHERE (SELECT count(*) FROM ds) >= 0" : ""}}),
+             Params(s_id.Build(), s_name.Build(), s_value.Build()));
     }
     ArrayParam x_block = Int8Array(), x_delta = Int8Array();
     for (const auto& [block, delta] : expiry) {
@@ -866,6 +932,7 @@ class PostgresStore final : public Store {
       x_block.AddInt8(I64(block));
       x_delta.AddInt8(delta);
     }
+    if (x_block.size() != 0) b.With("ex", kPartExpiry, Params(x_block.Build(), x_delta.Build()));
     ArrayParam c_seq = Int8Array(), c_block = Int8Array(), c_kind = Int8Array(),
                c_key = ByteaArray(), c_hash = ByteaArray();
     for (const auto& c : w.changes) {
@@ -874,6 +941,10 @@ class PostgresStore final : public Store {
       c_kind.AddInt8(static_cast<std::int64_t>(c.kind));
       c_key.AddBytes(c.key);
       c_hash.AddBytes(c.entity_hash);
+    }
+    if (c_seq.size() != 0) {
+      b.With("ch", kPartChanges,
+             Params(c_seq.Build(), c_block.Build(), c_kind.Build(), c_key.Build(), c_hash.Build()));
     }
     ArrayParam t_block = Int8Array(), t_idx = Int8Array(), t_hash = ByteaArray(),
                t_body = ByteaArray(), t_gas = Int8Array();
@@ -884,15 +955,64 @@ class PostgresStore final : public Store {
       t_body.AddBytes(t.encoded);
       t_gas.AddInt8(I64(t.gas));
     }
-    steps.push_back(
-        {kInsertTail,
-         Params(n_id.Build(), n_name.Build(), n_value.Build(), s_id.Build(), s_name.Build(),
-                s_value.Build(), x_block.Build(), x_delta.Build(), c_seq.Build(), c_block.Build(),
-                c_kind.Build(), c_key.Build(), c_hash.Build(), t_block.Build(), t_idx.Build(),
-                t_hash.Build(), t_body.Build(), t_gas.Build(), Int8(I64(h.number)),
-                Int8(I64(h.chain_id)), Bytea(h.parent), Int8(I64(h.timestamp_ms)), Bytea(h.tx_root),
-                Bytea(h.changeset), Int8(h.tx_count), Int8(h.change_count), Int8(I64(h.gas_used)),
-                Bytea(h.hash))});
+    if (t_block.size() != 0) {
+      b.With("tx", kPartTxs,
+             Params(t_block.Build(), t_idx.Build(), t_hash.Build(), t_body.Build(), t_gas.Build()));
+    }
+    if (!earlier.empty()) {
+      ArrayParam number = Int8Array(), chain = Int8Array(), parent = ByteaArray(), ts = Int8Array(),
+                 root = ByteaArray(), cs = ByteaArray(), txc = Int8Array(), chc = Int8Array(),
+                 gas = Int8Array(), hash = ByteaArray();
+      for (const BlockWrite& e : earlier) {
+        const BlockHeader& eh = e.header;
+        number.AddInt8(I64(eh.number));
+        chain.AddInt8(I64(eh.chain_id));
+        parent.AddBytes(eh.parent);
+        ts.AddInt8(I64(eh.timestamp_ms));
+        root.AddBytes(eh.tx_root);
+        cs.AddBytes(eh.changeset);
+        txc.AddInt8(eh.tx_count);
+        chc.AddInt8(eh.change_count);
+        gas.AddInt8(I64(eh.gas_used));
+        hash.AddBytes(eh.hash);
+      }
+      b.With("bl", kPartBlocks,
+             Params(number.Build(), chain.Build(), parent.Build(), ts.Build(), root.Build(),
+                    cs.Build(), txc.Build(), chc.Build(), gas.Build(), hash.Build()));
+    }
+    b.Finish(kMainBlock,
+             Params(Int8(I64(h.number)), Int8(I64(h.chain_id)), Bytea(h.parent),
+                    Int8(I64(h.timestamp_ms)), Bytea(h.tx_root), Bytea(h.changeset),
+                    Int8(h.tx_count), Int8(h.change_count), Int8(I64(h.gas_used)), Bytea(h.hash)));
+    Step step;
+    VEIL_ASSIGN_OR_RETURN(step.name, PreparedBlock(b.sql(), b.params()));
+    step.params = std::move(b.params());
+    steps.push_back(std::move(step));
+    return Status::Ok();
+  }
+
+  // The prepared statement of a BlockStatement's text, preparing it on first use (a round trip
+  // per shape and connection). The shapes that occur are few, but the cache is bounded all the
+  // same: past kBlockShapes they are all deallocated (one round trip) and prepared again.
+  static constexpr std::size_t kBlockShapes = 128;
+  Result<std::string> PreparedBlock(const std::string& sql, const std::vector<PgParam>& params) {
+    auto it = block_cache_.find(sql);
+    if (it != block_cache_.end()) return it->second;
+    if (block_cache_.size() >= kBlockShapes) {
+      std::string script;
+      for (const auto& [text, name] : block_cache_) script += "DEALLOCATE " + name + ";";
+      VEIL_RETURN_IF_ERROR(ExecScript(script));
+      block_cache_.clear();
+    }
+    ParamArrays a(params);
+    const std::string name = "veil_b" + std::to_string(block_cache_.size());
+    ++round_trips_;
+    ResultPtr p(PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(params.size()),
+                          a.types.data()));
+    if (p == nullptr) return ConnectionError("prepare");
+    if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
+    block_cache_.emplace(sql, name);
+    return name;
   }
 
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
@@ -1200,6 +1320,7 @@ class PostgresStore final : public Store {
         conn_, [](void*, const char*) {}, nullptr);
     if (PQsetClientEncoding(conn_, "UTF8") != 0) return ConnectionError("client encoding");
     read_cache_.clear();
+    block_cache_.clear();
     // No parallel workers and no JIT: a ledger read returns at most a page, and starting worker
     // processes or compiling the plan costs more than the page (a driven page of 200 took 58 ms
     // with one worker and 7 ms without).
@@ -1881,8 +2002,9 @@ class PostgresStore final : public Store {
   PostgresOptions options_;
   bool reader_ = false;
   PGconn* conn_ = nullptr;
-  std::unordered_map<std::string, std::string> read_cache_;  // SQL text -> statement name
-  std::uint64_t round_trips_ = 0;                            // RoundTrips()
+  std::unordered_map<std::string, std::string> read_cache_;   // SQL text -> statement name
+  std::unordered_map<std::string, std::string> block_cache_;  // BlockStatement text -> name
+  std::uint64_t round_trips_ = 0;                             // RoundTrips()
   bool carry_state_ = false;  // CarryStateWithNextRead: the next read carries the state
   ResultPtr carried_;         // the state's result from the read that carried it
   std::uint64_t next_read_stmt_ = 0;
