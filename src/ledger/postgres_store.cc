@@ -993,12 +993,12 @@ class PostgresStore final : public Store {
 
   // The prepared statement of a BlockStatement's text, preparing it on first use (a round trip
   // per shape and connection). The shapes that occur are few, but the cache is bounded all the
-  // same: past kBlockShapes they are all deallocated (one round trip) and prepared again.
-  static constexpr std::size_t kBlockShapes = 128;
+  // same: past PostgresOptions::block_shapes they are all deallocated (one round trip) and
+  // prepared again.
   Result<std::string> PreparedBlock(const std::string& sql, const std::vector<PgParam>& params) {
     auto it = block_cache_.find(sql);
     if (it != block_cache_.end()) return it->second;
-    if (block_cache_.size() >= kBlockShapes) {
+    if (block_cache_.size() >= options_.block_shapes) {
       std::string script;
       for (const auto& [text, name] : block_cache_) script += "DEALLOCATE " + name + ";";
       VEIL_RETURN_IF_ERROR(ExecScript(script));
@@ -2015,6 +2015,8 @@ class PostgresStore final : public Store {
 
 Result<std::unique_ptr<Store>> OpenPostgresStore(const PostgresOptions& options) {
   if (options.url.empty()) return InvalidArgument("postgres: no connection URL");
+  if (options.block_shapes == 0)
+    return InvalidArgument("postgres: block_shapes must be at least 1");
   auto store = std::make_unique<PostgresStore>(options);
   VEIL_RETURN_IF_ERROR(store->Init());
   return std::unique_ptr<Store>(std::move(store));

@@ -184,6 +184,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
           o.url += (o.url.find('?') == std::string::npos ? "?options=" : "&options=") + enc;
         }
         o.schema = schema_;
+        if (pg_block_shapes_ != 0) o.block_shapes = pg_block_shapes_;
         return OpenPostgresStore(o);
       }
     }
@@ -214,6 +215,8 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   // With enable_seqscan off a sequential scan only costs more, so it still appears when no index
   // path exists: the plan then shows whether the compiled SQL can use the index at all.
   void PlansPreferIndexes() { pg_session_options_ = "-c enable_seqscan=off"; }
+  // PostgresOptions::block_shapes for the stores opened after it (0: the default).
+  void KeepBlockShapes(std::size_t n) { pg_block_shapes_ = n; }
 
   Bytes Sign(Wallet& w, std::vector<Operation> ops, std::uint64_t nonce) {
     Transaction tx;
@@ -272,6 +275,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   std::string path_;
   std::string schema_;
   std::string pg_session_options_;
+  std::size_t pg_block_shapes_ = 0;
   int sqlite_page_size_ = SqliteOptions{}.page_size;
   Limits limits_;
   std::atomic<std::uint64_t> clock_ = 1000;
@@ -2524,6 +2528,43 @@ TEST_P(PostgresLedgerTest, BatchOfTwentyEntitiesWithEightAttributes) {
   ASSERT_TRUE(e);
   EXPECT_EQ(e->attributes.size(), 8u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// A connection that keeps two block-statement shapes prepared meets six (a create, an update
+// that changes attributes, an extend, a transfer to a new account, a delete, and the create
+// again), so it deallocates and prepares again on the way: a name left prepared, reused or
+// dropped from the cache but not the server fails a write.
+TEST_P(PostgresLedgerTest, BlockShapesPastTheCacheArePreparedAgain) {
+  KeepBlockShapes(2);
+  Open();
+  Wallet alice, bob;
+  for (int round = 0; round < 2; ++round) {
+    const EntityKey k = MustCreate(alice, Create(50, {Attribute::Num("a", 1)}));
+    UpdateOp u;
+    u.key = k;
+    u.set = {Attribute::Str("a", "one"), Attribute::Num("b", 2)};
+    ASSERT_TRUE(Submit(alice, {u}).status.ok());
+    ASSERT_TRUE(Submit(alice, {ExtendOp{k, 60}}).status.ok());
+    TransferOp t;
+    t.key = k;
+    t.new_owner = bob.address();
+    ASSERT_TRUE(Submit(alice, {t}).status.ok());
+    const auto e = Get(k);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->owner, bob.address());
+    EXPECT_EQ(e->expires_block, 60u);
+    EXPECT_EQ(e->attributes,
+              (std::vector<Attribute>{Attribute::Str("a", "one"), Attribute::Num("b", 2)}));
+    ASSERT_TRUE(Submit(bob, {DeleteOp{k}}).status.ok());
+    EXPECT_FALSE(Get(k).has_value());
+  }
+  EXPECT_EQ(CountOf("*"), 0u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // A bound of zero is refused.
+  PostgresOptions o;
+  o.url = PostgresUrl();
+  o.block_shapes = 0;
+  EXPECT_EQ(OpenPostgresStore(o).status().code(), Code::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LedgerTest, ::testing::ValuesIn(Backends(false, false)),

@@ -265,6 +265,9 @@ struct PostgresOptions {
   // server's default search_path. Several chains (or test cases) may share one database in
   // separate schemas.
   std::string schema;
+  // How many shapes of the block statement (which parts a block has) a connection keeps
+  // prepared; past it they are all deallocated and prepared again as they recur. At least 1.
+  std::size_t block_shapes = 128;
 };
 
 // Connects, creates the schema if absent and prepares the write statements. The database must
