@@ -131,15 +131,17 @@ PgParam Bytea(ByteView b) { return {kByteaOid, std::string(b.begin(), b.end())};
 class ArrayParam {
  public:
   // The header's room is kept at the front of the body, so Build writes it in place and moves
-  // the bytes out: no copy of the elements (a block's payloads and bodies among them).
-  ArrayParam(Oid array_type, Oid element_type)
-      : array_type_(array_type), element_(element_type), body_(kHeader, '\0') {}
+  // the bytes out: no copy of the elements (a block's payloads and bodies among them). The room
+  // is made by the first element: a block builds about 45 arrays, most of them empty.
+  ArrayParam(Oid array_type, Oid element_type) : array_type_(array_type), element_(element_type) {}
   void Add(std::string_view element) {
+    Room();
     PutBe32(&body_, static_cast<std::uint32_t>(element.size()));
     body_.append(element);
     ++n_;
   }
   void AddInt8(std::int64_t v) {
+    Room();
     PutBe32(&body_, 8);
     PutBe64(&body_, static_cast<std::uint64_t>(v));
     ++n_;
@@ -150,22 +152,26 @@ class ArrayParam {
   std::size_t size() const { return n_; }
   // The parameter; once only (the elements move into it).
   PgParam Build() {
-    std::string h;
-    PutBe32(&h, n_ == 0 ? 0 : 1);
-    PutBe32(&h, 0);
-    PutBe32(&h, element_);
-    if (n_ != 0) {
-      PutBe32(&h, static_cast<std::uint32_t>(n_));
-      PutBe32(&h, 1);
+    if (n_ == 0) {  // the header alone, without a dimension
+      std::string h;
+      PutBe32(&h, 0);
+      PutBe32(&h, 0);
+      PutBe32(&h, element_);
+      return {array_type_, std::move(h)};
     }
-    // An empty array's header has no dimension: it starts later in the room kept for it.
-    const std::size_t at = kHeader - h.size();
-    body_.replace(at, h.size(), h);
-    if (at != 0) body_.erase(0, at);
+    const std::uint32_t header[5] = {1, 0, element_, static_cast<std::uint32_t>(n_), 1};
+    for (std::size_t i = 0; i < 5; ++i) {
+      for (std::size_t b = 0; b < 4; ++b) {
+        body_[4 * i + b] = static_cast<char>(header[i] >> (24 - 8 * b) & 0xff);
+      }
+    }
     return {array_type_, std::move(body_)};
   }
 
  private:
+  void Room() {
+    if (n_ == 0) body_.assign(kHeader, '\0');
+  }
   static constexpr std::size_t kHeader = 20;
   Oid array_type_;
   Oid element_;
@@ -347,56 +353,6 @@ const WriteStmtDef& Def(int i) {
 
 std::string WriteStmtName(int i) { return "veil_w" + std::to_string(i); }
 
-// The statement that writes a block's rows after its head guard (AppendBlockSteps): each part the
-// block has is a data-modifying CTE of the INSERT of the block's row, so a block is its guard and
-// this one statement, whatever it changes. Every statement costs server time of its own however
-// little it does (bind, executor set-up and tear-down, a result: 10-20 us in a one-entity block),
-// and the accounts, the entity rows and the rest were three statements.
-//
-// PostgreSQL runs a statement's data-modifying CTEs in an order it does not promise, and none
-// sees another's changes. Where order matters, a part reads the RETURNING rows of the part that
-// must go first, which runs that one to completion first: the entity rows take the ids of
-// accounts written in the same statement from the account parts' rows (PgAccountId), and the
-// attribute rows of a re-attributed entity go in after its old rows are deleted (a unique check
-// does not see a row its own transaction deleted). The text depends only on which parts are
-// present: a one-entity create is always the same statement (PostgresStore::PreparedBlock).
-class BlockStatement {
- public:
-  // The part `name AS (sql)`; sql's parameters $1..$k are `params`, numbered after the parts
-  // before it.
-  void With(std::string_view name, std::string_view sql, std::vector<PgParam> params) {
-    sql_ += sql_.empty() ? "WITH " : ", ";
-    sql_.append(name);
-    sql_ += " AS (";
-    Append(sql, std::move(params));
-    sql_ += ")";
-  }
-  // The main statement, last.
-  void Finish(std::string_view sql, std::vector<PgParam> params) {
-    if (!sql_.empty()) sql_ += " ";
-    Append(sql, std::move(params));
-  }
-  const std::string& sql() const { return sql_; }
-  std::vector<PgParam>& params() { return params_; }
-
- private:
-  void Append(std::string_view sql, std::vector<PgParam> params) {
-    const std::size_t base = params_.size();
-    for (std::size_t i = 0; i < sql.size(); ++i) {
-      sql_ += sql[i];
-      if (sql[i] != '$') continue;
-      std::size_t n = 0;
-      while (i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9') {
-        n = n * 10 + static_cast<std::size_t>(sql[++i] - '0');
-      }
-      sql_ += std::to_string(base + n);
-    }
-    for (auto& p : params) params_.push_back(std::move(p));
-  }
-  std::string sql_;
-  std::vector<PgParam> params_;
-};
-
 // The parts of a BlockStatement (the names are the CTEs').
 // acs: the senders' nonces; ace: owners and creators that have no row yet (the NOT EXISTS keeps
 // the identity sequence from being consumed by conflicting rows). Both return the rows' ids.
@@ -480,6 +436,121 @@ std::string Fill(std::string text,
   }
   return text;
 }
+
+// The statement that writes a block's rows after its head guard (AppendBlockSteps): each part the
+// block has is a data-modifying CTE of the INSERT of the block's row, so a block is its guard and
+// this one statement, whatever it changes. Every statement costs server time of its own however
+// little it does (bind, executor set-up and tear-down, a result: 10-20 us in a one-entity block),
+// and the accounts, the entity rows and the rest were three statements.
+//
+// PostgreSQL runs a statement's data-modifying CTEs in an order it does not promise, and none
+// sees another's changes. Where order matters, a part reads the RETURNING rows of the part that
+// must go first, which runs that one to completion first: the entity rows take the ids of
+// accounts written in the same statement from the account parts' rows (PgAccountId), and the
+// attribute rows of a re-attributed entity go in after its old rows are deleted (a unique check
+// does not see a row its own transaction deleted). The text depends only on which parts are
+// present, so it is built and prepared once per shape (PostgresStore::PreparedBlock; a one-entity
+// create is always the same one), and a block only gathers its parameters.
+class BlockStatement {
+ public:
+  // The parts, in the order of the text and of the parameters.
+  enum Part : int {
+    kAccountsSet,     // acs
+    kAccountsEnsure,  // ace
+    kDropNum,         // dn
+    kDropStr,         // ds
+    kDeleteEntities,  // de
+    kUpdateEntities,  // ue
+    kInsertEntities,  // ie
+    kAttrNum,         // an
+    kAttrStr,         // ans
+    kExpiry,          // ex
+    kChanges,         // ch
+    kTxs,             // tx
+    kEarlierBlocks,   // bl
+  };
+
+  // Part p with its parameters; parts come in Part order, each once, and the block row's
+  // parameters (Finish) last.
+  void With(Part p, std::vector<PgParam> params) {
+    if (static_cast<int>(p) <= last_) ordered_ = false;
+    last_ = static_cast<int>(p);
+    parts_ |= 1u << p;
+    Add(std::move(params));
+  }
+  void Finish(std::vector<PgParam> params) {
+    last_ = 1 << 30;
+    Add(std::move(params));
+  }
+  bool Has(Part p) const { return (parts_ >> p & 1u) != 0; }
+  std::uint32_t parts() const { return parts_; }
+  bool ordered() const { return ordered_; }
+  std::vector<PgParam>& params() { return params_; }
+
+  // The text of a statement with `parts`; *param_count: the parameters it takes.
+  static std::string Sql(std::uint32_t parts, std::size_t* param_count) {
+    BlockStatement shape;
+    shape.parts_ = parts;
+    std::string out;
+    std::size_t n = 0;
+    auto with = [&](Part p, const char* name, std::string_view sql) {
+      if (!shape.Has(p)) return;
+      out += out.empty() ? "WITH " : ", ";
+      out += name;
+      out += " AS (";
+      Renumbered(sql, &n, &out);
+      out += ")";
+    };
+    const bool set = shape.Has(kAccountsSet), ensure = shape.Has(kAccountsEnsure);
+    with(kAccountsSet, "acs", kPartAccountsSet);
+    with(kAccountsEnsure, "ace", kPartAccountsEnsure);
+    with(kDropNum, "dn", kPartDropNum);
+    with(kDropStr, "ds", kPartDropStr);
+    with(kDeleteEntities, "de", kPartDeleteEntities);
+    with(kUpdateEntities, "ue",
+         Fill(kPartUpdateEntities, {{"owner", PgAccountId("u.owner", set, ensure)}}));
+    with(kInsertEntities, "ie",
+         Fill(kPartInsertEntities, {{"owner", PgAccountId("u.owner", set, ensure)},
+                                    {"creator", PgAccountId("u.creator", set, ensure)}}));
+    with(kAttrNum, "an",
+         Fill(kPartAttrNum,
+              {{"after", shape.Has(kDropNum) ? " WHERE (SELECT count(*) FROM dn) >= 0" : ""}}));
+    with(kAttrStr, "ans",
+         Fill(kPartAttrStr,
+              {{"after", shape.Has(kDropStr) ? " WHERE (SELECT count(*) FROM ds) >= 0" : ""}}));
+    with(kExpiry, "ex", kPartExpiry);
+    with(kChanges, "ch", kPartChanges);
+    with(kTxs, "tx", kPartTxs);
+    with(kEarlierBlocks, "bl", kPartBlocks);
+    if (!out.empty()) out += " ";
+    Renumbered(kMainBlock, &n, &out);
+    *param_count = n;
+    return out;
+  }
+
+ private:
+  void Add(std::vector<PgParam> params) {
+    for (auto& p : params) params_.push_back(std::move(p));
+  }
+  // Appends sql with its parameters $1..$k numbered after the *n before it; *n grows by k.
+  static void Renumbered(std::string_view sql, std::size_t* n, std::string* out) {
+    const std::size_t base = *n;
+    for (std::size_t i = 0; i < sql.size(); ++i) {
+      *out += sql[i];
+      if (sql[i] != '$') continue;
+      std::size_t k = 0;
+      while (i + 1 < sql.size() && sql[i + 1] >= '0' && sql[i + 1] <= '9') {
+        k = k * 10 + static_cast<std::size_t>(sql[++i] - '0');
+      }
+      *out += std::to_string(base + k);
+      *n = std::max(*n, base + k);
+    }
+  }
+  std::uint32_t parts_ = 0;
+  int last_ = -1;
+  bool ordered_ = true;
+  std::vector<PgParam> params_;
+};
 
 // The chain's write lock: an advisory lock keyed by the schema. Every block write takes it for its
 // transaction (kGuard, or kWriteLock at genesis); a node retrying after a lost race holds it across
@@ -798,7 +869,6 @@ class PostgresStore final : public Store {
     }
     BlockStatement b;
     // Accounts: nonces first, then owners and creators that have no row yet.
-    bool set = false, ensure = false;
     {
       std::set<Address> with_nonces;
       ArrayParam addr = ByteaArray(), txn = Int8Array(), cn = Int8Array();
@@ -809,8 +879,7 @@ class PostgresStore final : public Store {
         cn.AddInt8(I64(a.create_nonce));
       }
       if (addr.size() != 0) {
-        set = true;
-        b.With("acs", kPartAccountsSet, Params(addr.Build(), txn.Build(), cn.Build()));
+        b.With(BlockStatement::kAccountsSet, Params(addr.Build(), txn.Build(), cn.Build()));
       }
       std::set<Address> needed;
       for (const auto& ew : w.entities) {
@@ -822,10 +891,7 @@ class PostgresStore final : public Store {
       for (const auto& a : needed) {
         if (!with_nonces.count(a)) missing.AddBytes(a);
       }
-      if (missing.size() != 0) {
-        ensure = true;
-        b.With("ace", kPartAccountsEnsure, Params(missing.Build()));
-      }
+      if (missing.size() != 0) b.With(BlockStatement::kAccountsEnsure, Params(missing.Build()));
     }
 
     // Entities: attribute rows of deleted and re-attributed entities go first, then the rows.
@@ -896,35 +962,28 @@ class PostgresStore final : public Store {
           break;
       }
     }
-    const bool drops = drop_attrs.size() != 0;
-    if (drops) {
+    if (drop_attrs.size() != 0) {
       PgParam ids = drop_attrs.Build();
-      b.With("dn", kPartDropNum, Params(PgParam(ids)));
-      b.With("ds", kPartDropStr, Params(std::move(ids)));
+      b.With(BlockStatement::kDropNum, Params(PgParam(ids)));
+      b.With(BlockStatement::kDropStr, Params(std::move(ids)));
     }
-    if (drop.size() != 0) b.With("de", kPartDeleteEntities, Params(drop.Build()));
+    if (drop.size() != 0) b.With(BlockStatement::kDeleteEntities, Params(drop.Build()));
     if (u_id.size() != 0) {
-      b.With("ue", Fill(kPartUpdateEntities, {{"owner", PgAccountId("u.owner", set, ensure)}}),
+      b.With(BlockStatement::kUpdateEntities,
              Params(u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(), u_ub.Build(),
                     u_eb.Build(), u_lc.Build(), u_at.Build()));
     }
     if (i_id.size() != 0) {
-      b.With("ie",
-             Fill(kPartInsertEntities, {{"owner", PgAccountId("u.owner", set, ensure)},
-                                        {"creator", PgAccountId("u.creator", set, ensure)}}),
+      b.With(BlockStatement::kInsertEntities,
              Params(i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(), i_ct.Build(),
                     i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build(),
                     i_at.Build(), i_fl.Build()));
     }
     if (n_id.size() != 0) {
-      b.With("an",
-             Fill(kPartAttrNum, {{"after", drops ? " WHERE (SELECT count(*) FROM dn) >= 0" : ""}}),
-             Params(n_id.Build(), n_name.Build(), n_value.Build()));
+      b.With(BlockStatement::kAttrNum, Params(n_id.Build(), n_name.Build(), n_value.Build()));
     }
     if (s_id.size() != 0) {
-      b.With("ans",
-             Fill(kPartAttrStr, {{"after", drops ? " WHERE (SELECT count(*) FROM ds) >= 0" : ""}}),
-             Params(s_id.Build(), s_name.Build(), s_value.Build()));
+      b.With(BlockStatement::kAttrStr, Params(s_id.Build(), s_name.Build(), s_value.Build()));
     }
     ArrayParam x_block = Int8Array(), x_delta = Int8Array();
     for (const auto& [block, delta] : expiry) {
@@ -932,7 +991,8 @@ class PostgresStore final : public Store {
       x_block.AddInt8(I64(block));
       x_delta.AddInt8(delta);
     }
-    if (x_block.size() != 0) b.With("ex", kPartExpiry, Params(x_block.Build(), x_delta.Build()));
+    if (x_block.size() != 0)
+      b.With(BlockStatement::kExpiry, Params(x_block.Build(), x_delta.Build()));
     ArrayParam c_seq = Int8Array(), c_block = Int8Array(), c_kind = Int8Array(),
                c_key = ByteaArray(), c_hash = ByteaArray();
     for (const auto& c : w.changes) {
@@ -943,7 +1003,7 @@ class PostgresStore final : public Store {
       c_hash.AddBytes(c.entity_hash);
     }
     if (c_seq.size() != 0) {
-      b.With("ch", kPartChanges,
+      b.With(BlockStatement::kChanges,
              Params(c_seq.Build(), c_block.Build(), c_kind.Build(), c_key.Build(), c_hash.Build()));
     }
     ArrayParam t_block = Int8Array(), t_idx = Int8Array(), t_hash = ByteaArray(),
@@ -956,7 +1016,7 @@ class PostgresStore final : public Store {
       t_gas.AddInt8(I64(t.gas));
     }
     if (t_block.size() != 0) {
-      b.With("tx", kPartTxs,
+      b.With(BlockStatement::kTxs,
              Params(t_block.Build(), t_idx.Build(), t_hash.Build(), t_body.Build(), t_gas.Build()));
     }
     if (!earlier.empty()) {
@@ -976,28 +1036,34 @@ class PostgresStore final : public Store {
         gas.AddInt8(I64(eh.gas_used));
         hash.AddBytes(eh.hash);
       }
-      b.With("bl", kPartBlocks,
+      b.With(BlockStatement::kEarlierBlocks,
              Params(number.Build(), chain.Build(), parent.Build(), ts.Build(), root.Build(),
                     cs.Build(), txc.Build(), chc.Build(), gas.Build(), hash.Build()));
     }
-    b.Finish(kMainBlock,
-             Params(Int8(I64(h.number)), Int8(I64(h.chain_id)), Bytea(h.parent),
+    b.Finish(Params(Int8(I64(h.number)), Int8(I64(h.chain_id)), Bytea(h.parent),
                     Int8(I64(h.timestamp_ms)), Bytea(h.tx_root), Bytea(h.changeset),
                     Int8(h.tx_count), Int8(h.change_count), Int8(I64(h.gas_used)), Bytea(h.hash)));
+    if (!b.ordered()) return Internal("postgres: block statement parts out of order");
     Step step;
-    VEIL_ASSIGN_OR_RETURN(step.name, PreparedBlock(b.sql(), b.params()));
+    VEIL_ASSIGN_OR_RETURN(step.name, PreparedBlock(b.parts(), b.params()));
     step.params = std::move(b.params());
     steps.push_back(std::move(step));
     return Status::Ok();
   }
 
-  // The prepared statement of a BlockStatement's text, preparing it on first use (a round trip
-  // per shape and connection). The shapes that occur are few, but the cache is bounded all the
-  // same: past PostgresOptions::block_shapes they are all deallocated (one round trip) and
-  // prepared again.
-  Result<std::string> PreparedBlock(const std::string& sql, const std::vector<PgParam>& params) {
-    auto it = block_cache_.find(sql);
+  // The prepared statement of a BlockStatement with `parts`, built and prepared on first use (a
+  // round trip per shape and connection). The shapes that occur are few, but the cache is
+  // bounded all the same: past PostgresOptions::block_shapes they are all deallocated (one round
+  // trip) and prepared again.
+  Result<std::string> PreparedBlock(std::uint32_t parts, const std::vector<PgParam>& params) {
+    auto it = block_cache_.find(parts);
     if (it != block_cache_.end()) return it->second;
+    std::size_t count = 0;
+    const std::string sql = BlockStatement::Sql(parts, &count);
+    if (count != params.size()) {
+      return Internal("postgres: a block statement of " + std::to_string(count) +
+                      " parameters was given " + std::to_string(params.size()));
+    }
     if (block_cache_.size() >= options_.block_shapes) {
       std::string script;
       for (const auto& [text, name] : block_cache_) script += "DEALLOCATE " + name + ";";
@@ -1011,7 +1077,7 @@ class PostgresStore final : public Store {
                           a.types.data()));
     if (p == nullptr) return ConnectionError("prepare");
     if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
-    block_cache_.emplace(sql, name);
+    block_cache_.emplace(parts, name);
     return name;
   }
 
@@ -2002,9 +2068,9 @@ class PostgresStore final : public Store {
   PostgresOptions options_;
   bool reader_ = false;
   PGconn* conn_ = nullptr;
-  std::unordered_map<std::string, std::string> read_cache_;   // SQL text -> statement name
-  std::unordered_map<std::string, std::string> block_cache_;  // BlockStatement text -> name
-  std::uint64_t round_trips_ = 0;                             // RoundTrips()
+  std::unordered_map<std::string, std::string> read_cache_;     // SQL text -> statement name
+  std::unordered_map<std::uint32_t, std::string> block_cache_;  // BlockStatement parts -> name
+  std::uint64_t round_trips_ = 0;                               // RoundTrips()
   bool carry_state_ = false;  // CarryStateWithNextRead: the next read carries the state
   ResultPtr carried_;         // the state's result from the read that carried it
   std::uint64_t next_read_stmt_ = 0;
