@@ -1070,15 +1070,22 @@ class PostgresStore final : public Store {
       VEIL_RETURN_IF_ERROR(ExecScript(script));
       block_cache_.clear();
     }
-    ParamArrays a(params);
     const std::string name = "veil_b" + std::to_string(block_cache_.size());
+    VEIL_RETURN_IF_ERROR(Prepare(name, sql, params));
+    block_cache_.emplace(parts, name);
+    return name;
+  }
+
+  // Prepares `sql` as `name` for parameters of `params`' types (one round trip).
+  Status Prepare(const std::string& name, const std::string& sql,
+                 const std::vector<PgParam>& params) {
+    ParamArrays a(params);
     ++round_trips_;
     ResultPtr p(PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(params.size()),
                           a.types.data()));
     if (p == nullptr) return ConnectionError("prepare");
     if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
-    block_cache_.emplace(parts, name);
-    return name;
+    return Status::Ok();
   }
 
   Result<std::vector<Entity>> GetEntities(const std::vector<EntityKey>& keys) override {
@@ -1591,13 +1598,8 @@ class PostgresStore final : public Store {
   Result<std::string> Prepared(const std::string& sql, const std::vector<PgParam>& params) {
     auto it = read_cache_.find(sql);
     if (it != read_cache_.end()) return it->second;
-    ParamArrays a(params);
     const std::string name = "veil_r" + std::to_string(next_read_stmt_++);
-    ++round_trips_;
-    ResultPtr p(PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(params.size()),
-                          a.types.data()));
-    if (p == nullptr) return ConnectionError("prepare");
-    if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
+    VEIL_RETURN_IF_ERROR(Prepare(name, sql, params));
     read_cache_.emplace(sql, name);
     return name;
   }
