@@ -290,6 +290,8 @@ class Row {
 enum WriteStmt : int {
   kGuardGenesis,
   kGuard,
+  kAccountsSetApart,
+  kAccountsEnsureApart,
   kSweep,
   kSweepClean,
   kWriteLock,
@@ -316,6 +318,18 @@ struct WriteStmtDef {
   "pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema())), " \
   "set_config('plan_cache_mode', 'force_generic_plan', true)"
 
+// The senders' nonces; and owners and creators that have no row yet (the NOT EXISTS keeps the
+// identity sequence from being consumed by conflicting rows). Parts of a BlockStatement (acs,
+// ace), or statements of their own before it for a block of many accounts (AppendBlockSteps).
+constexpr const char* kAccountsSetSql =
+    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM unnest($1::bytea[], "
+    "$2::int8[], $3::int8[]) ON CONFLICT (address) DO UPDATE SET tx_nonce = excluded.tx_nonce, "
+    "create_nonce = excluded.create_nonce";
+constexpr const char* kAccountsEnsureSql =
+    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT a, 0, 0 FROM unnest($1::bytea[]) "
+    "AS a WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.address = a) ON CONFLICT (address) "
+    "DO NOTHING";
+
 const WriteStmtDef& Def(int i) {
   static const WriteStmtDef kDefs[kWriteStmtCount] = {
       // kGuardGenesis: the head row appears with block 0; a second genesis hits the primary key.
@@ -333,6 +347,8 @@ const WriteStmtDef& Def(int i) {
        "stored_entities = stored_entities + $6 WHERE id = 1 AND number = $1 AND hash = $7 AND "
        "EXISTS (SELECT 1 FROM l) RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM moved)",
        {kInt8Oid, kInt8Oid, kByteaOid, kInt8Oid, kInt8Oid, kInt8Oid, kByteaOid}},
+      {kAccountsSetSql, {kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid}},
+      {kAccountsEnsureSql, {kByteaArrayOid}},
       // kSweep: one statement; SKIP LOCKED lets two nodes sweep at once without waiting, and the
       // counters move by the rows this statement actually deleted.
       {"WITH v AS (SELECT id FROM entities WHERE expires_block <= $1 ORDER BY expires_block "
@@ -354,16 +370,7 @@ const WriteStmtDef& Def(int i) {
 std::string WriteStmtName(int i) { return "veil_w" + std::to_string(i); }
 
 // The parts of a BlockStatement (the names are the CTEs').
-// acs: the senders' nonces; ace: owners and creators that have no row yet (the NOT EXISTS keeps
-// the identity sequence from being consumed by conflicting rows). Both return the rows' ids.
-constexpr const char* kPartAccountsSet =
-    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM unnest($1::bytea[], "
-    "$2::int8[], $3::int8[]) ON CONFLICT (address) DO UPDATE SET tx_nonce = excluded.tx_nonce, "
-    "create_nonce = excluded.create_nonce RETURNING id, address";
-constexpr const char* kPartAccountsEnsure =
-    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT a, 0, 0 FROM unnest($1::bytea[]) "
-    "AS a WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.address = a) ON CONFLICT (address) "
-    "DO NOTHING RETURNING id, address";
+// acs, ace: kAccountsSetSql and kAccountsEnsureSql, returning the rows' ids and addresses.
 // dn, ds: the attribute rows of deleted and re-attributed entities; de: deleted entities.
 constexpr const char* kPartDropNum =
     "DELETE FROM attr_num WHERE entity_id = ANY($1::int8[]) RETURNING 1";
@@ -502,8 +509,8 @@ class BlockStatement {
       out += ")";
     };
     const bool set = shape.Has(kAccountsSet), ensure = shape.Has(kAccountsEnsure);
-    with(kAccountsSet, "acs", kPartAccountsSet);
-    with(kAccountsEnsure, "ace", kPartAccountsEnsure);
+    with(kAccountsSet, "acs", std::string(kAccountsSetSql) + " RETURNING id, address");
+    with(kAccountsEnsure, "ace", std::string(kAccountsEnsureSql) + " RETURNING id, address");
     with(kDropNum, "dn", kPartDropNum);
     with(kDropStr, "ds", kPartDropStr);
     with(kDeleteEntities, "de", kPartDeleteEntities);
@@ -868,7 +875,11 @@ class PostgresStore final : public Store {
                                       Int8(stored_delta), Bytea(from_hash))});
     }
     BlockStatement b;
-    // Accounts: nonces first, then owners and creators that have no row yet.
+    // Accounts: nonces first, then owners and creators that have no row yet. As parts of the
+    // block statement an entity row finds a new account's id by a scan of those parts' rows
+    // (PgAccountId), which grows as entities x accounts; a block of many accounts writes them in
+    // statements of their own first (in the same pipeline), and its entity rows then find every
+    // id with an index probe.
     {
       std::set<Address> with_nonces;
       ArrayParam addr = ByteaArray(), txn = Int8Array(), cn = Int8Array();
@@ -877,9 +888,6 @@ class PostgresStore final : public Store {
         addr.AddBytes(a.address);
         txn.AddInt8(I64(a.tx_nonce));
         cn.AddInt8(I64(a.create_nonce));
-      }
-      if (addr.size() != 0) {
-        b.With(BlockStatement::kAccountsSet, Params(addr.Build(), txn.Build(), cn.Build()));
       }
       std::set<Address> needed;
       for (const auto& ew : w.entities) {
@@ -891,7 +899,23 @@ class PostgresStore final : public Store {
       for (const auto& a : needed) {
         if (!with_nonces.count(a)) missing.AddBytes(a);
       }
-      if (missing.size() != 0) b.With(BlockStatement::kAccountsEnsure, Params(missing.Build()));
+      const bool apart = addr.size() + missing.size() > kAccountsInBlockStatement;
+      if (addr.size() != 0) {
+        std::vector<PgParam> p = Params(addr.Build(), txn.Build(), cn.Build());
+        if (apart) {
+          steps.push_back({kAccountsSetApart, std::move(p)});
+        } else {
+          b.With(BlockStatement::kAccountsSet, std::move(p));
+        }
+      }
+      if (missing.size() != 0) {
+        std::vector<PgParam> p = Params(missing.Build());
+        if (apart) {
+          steps.push_back({kAccountsEnsureApart, std::move(p)});
+        } else {
+          b.With(BlockStatement::kAccountsEnsure, std::move(p));
+        }
+      }
     }
 
     // Entities: attribute rows of deleted and re-attributed entities go first, then the rows.
@@ -1051,6 +1075,9 @@ class PostgresStore final : public Store {
     return Status::Ok();
   }
 
+  // The most accounts a block writes inside its block statement (AppendBlockSteps).
+  static constexpr std::size_t kAccountsInBlockStatement = 16;
+
   // The prepared statement of a BlockStatement with `parts`, built and prepared on first use (a
   // round trip per shape and connection). The shapes that occur are few, but the cache is
   // bounded all the same: past PostgresOptions::block_shapes they are all deallocated (one round
@@ -1067,7 +1094,13 @@ class PostgresStore final : public Store {
     if (block_cache_.size() >= options_.block_shapes) {
       std::string script;
       for (const auto& [text, name] : block_cache_) script += "DEALLOCATE " + name + ";";
-      VEIL_RETURN_IF_ERROR(ExecScript(script));
+      const Status dropped = ExecScript(script);
+      if (!dropped.ok()) {
+        // Some may be gone and others not: the session starts afresh at the next use (Setup
+        // empties the cache).
+        broken_ = true;
+        return dropped;
+      }
       block_cache_.clear();
     }
     const std::string name = "veil_b" + std::to_string(block_cache_.size());
@@ -1083,7 +1116,7 @@ class PostgresStore final : public Store {
     ++round_trips_;
     ResultPtr p(PQprepare(conn_, name.c_str(), sql.c_str(), static_cast<int>(params.size()),
                           a.types.data()));
-    if (p == nullptr) return ConnectionError("prepare");
+    if (p == nullptr || PQstatus(conn_) != CONNECTION_OK) return ConnectionError("prepare");
     if (PQresultStatus(p.get()) != PGRES_COMMAND_OK) return ResultError(p.get());
     return Status::Ok();
   }

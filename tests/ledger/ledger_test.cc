@@ -361,6 +361,41 @@ TEST_P(LedgerTest, UpdateExtendTransferDelete) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
+// One transaction that hands 20 entities to 20 accounts the chain has never seen: on PostgreSQL a
+// block of more than 16 accounts writes them in statements of their own before its block
+// statement (AppendBlockSteps), a block of fewer inside it; both must give every entity its owner.
+TEST_P(LedgerTest, TransfersToManyNewOwnersInOneTransaction) {
+  Open();
+  Wallet alice;
+  std::vector<Operation> creates;
+  for (std::size_t i = 0; i < 20; ++i) creates.push_back(Create(100, {Attribute::Num("i", i)}));
+  const TxReceipt made = Submit(alice, creates);
+  ASSERT_TRUE(made.status.ok()) << made.status.ToString();
+  ASSERT_EQ(made.created.size(), 20u);
+  std::vector<Wallet> owners(20);
+  std::vector<Operation> transfers;
+  for (std::size_t i = 0; i < 20; ++i)
+    transfers.push_back(TransferOp{made.created[i], owners[i].address()});
+  const TxReceipt moved = Submit(alice, transfers);
+  ASSERT_TRUE(moved.status.ok()) << moved.status.ToString();
+  for (std::size_t i = 0; i < 20; ++i) {
+    const auto e = Get(made.created[i]);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->owner, owners[i].address());
+    EXPECT_EQ(e->creator, alice.address());
+  }
+  // The new owners' accounts exist: each can act on its entity, and their first transactions
+  // (17 senders in one block when the ledger seals them together) land.
+  for (std::size_t i = 0; i < 3; ++i) {
+    UpdateOp u;
+    u.key = made.created[i];
+    u.set = {Attribute::Num("i", 100 + i)};
+    EXPECT_TRUE(Submit(owners[i], {u}).status.ok());
+  }
+  EXPECT_EQ(CountOf("i >= 100"), 3u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 TEST_P(LedgerTest, NonOwnerExpiredAndExtendRules) {
   Open();
   Wallet alice, mallory;
