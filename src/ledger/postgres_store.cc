@@ -1427,6 +1427,7 @@ class PostgresStore final : public Store {
     if (PQsetClientEncoding(conn_, "UTF8") != 0) return ConnectionError("client encoding");
     read_cache_.clear();
     block_cache_.clear();
+    account_cache_.clear();
     // No parallel workers and no JIT: a ledger read returns at most a page, and starting worker
     // processes or compiling the plan costs more than the page (a driven page of 200 took 58 ms
     // with one worker and 7 ms without).
@@ -1641,7 +1642,7 @@ class PostgresStore final : public Store {
   // statement before it in the same round trip when CarryStateWithNextRead asked (`may_carry`:
   // false for the state's own read).
   Result<ResultPtr> ExecCached(const std::string& sql, const std::vector<PgParam>& params,
-                               bool may_carry = true) {
+                               bool may_carry = true, bool force_generic = false) {
     VEIL_RETURN_IF_ERROR(EnsureConnected());
     const bool carry = may_carry && carry_state_;
     VEIL_RETURN_IF_ERROR(carry ? MakeRoom({sql, kLoadStateSql}) : MakeRoom({sql}));
@@ -1651,7 +1652,7 @@ class PostgresStore final : public Store {
     }
     VEIL_ASSIGN_OR_RETURN(const std::string name, Prepared(sql, params));
     // Without parameters there is only the generic plan.
-    const bool generic = reader_ && !params.empty();
+    const bool generic = (reader_ || force_generic) && !params.empty();
     if (carry || generic) {
       Step read;
       read.name = name;
@@ -1862,11 +1863,18 @@ class PostgresStore final : public Store {
   // table and entity) as projected. The joins and attribute lookups run only for the rows
   // `inner` returns.
   static std::string EntitySelect(const std::string& inner, const std::string& order,
-                                  const Projection& p, AttrSource src = AttrSource::kRowCopy) {
+                                  const Projection& p, AttrSource src = AttrSource::kRowCopy,
+                                  bool account_ids = false) {
     const bool aggregate = p.attributes && src != AttrSource::kRowCopy;
+    // With `account_ids` (a query's page) the accounts' ids come back, which ReadEntities
+    // resolves through account_cache_: the two index probes a row cost 2-3 us each, about 1 ms
+    // of a page of 200's server time. Reads by key (a few rows, the write path's validation
+    // reads, which a cold cache would give a round trip more) and VerifyChain's scan (which must
+    // see a tampered address) join the accounts.
+    const bool join_accounts = !account_ids;
     std::string sql = "SELECT e.id, e.key, ";
-    sql += p.owner ? "o.address, " : "NULL::bytea, ";
-    sql += p.creator ? "c.address, " : "NULL::bytea, ";
+    sql += !p.owner ? "NULL::bytea, " : join_accounts ? "o.address, " : "e.owner_id, ";
+    sql += !p.creator ? "NULL::bytea, " : join_accounts ? "c.address, " : "e.creator_id, ";
     sql += p.blocks ? "e.created_block, e.updated_block, e.expires_block, "
                     : "0::bigint, 0::bigint, 0::bigint, ";
     sql += p.content_type ? "e.content_type, " : "NULL::text, ";
@@ -1877,8 +1885,8 @@ class PostgresStore final : public Store {
     sql += " FROM (" + inner + ") e";
     // Outer joins: a row whose account is missing must reach ReadEntities, which refuses it,
     // not vanish from every read and from VerifyChain's scan.
-    if (p.owner) sql += " LEFT JOIN accounts o ON o.id = e.owner_id";
-    if (p.creator) sql += " LEFT JOIN accounts c ON c.id = e.creator_id";
+    if (p.owner && join_accounts) sql += " LEFT JOIN accounts o ON o.id = e.owner_id";
+    if (p.creator && join_accounts) sql += " LEFT JOIN accounts c ON c.id = e.creator_id";
     if (aggregate) {
       // Under kRowOrIndex a row with its copy reads nothing more: the aggregation is gated on
       // the copy's absence (a one-time filter per row). Names and values come out in the same
@@ -1921,21 +1929,28 @@ class PostgresStore final : public Store {
   // equal the attr_* rows'. Under kRowCopy a row without its copy cannot be read from this
   // result: *lacks_copy is set and the caller reads again under kRowOrIndex
   // (EntitiesByKeyFrom, Query).
-  static Result<std::vector<Entity>> ReadEntities(const PGresult* r, const Projection& p,
-                                                  AttrSource src, bool* lacks_copy = nullptr) {
+  Result<std::vector<Entity>> ReadEntities(const PGresult* r, const Projection& p, AttrSource src,
+                                           bool* lacks_copy = nullptr, bool account_ids = false) {
     std::vector<Entity> out;
     const int n = PQntuples(r);
     out.reserve(static_cast<std::size_t>(n));
+    const bool ids = account_ids && (p.owner || p.creator);
+    std::vector<std::pair<std::int64_t, std::int64_t>> owners;  // as projected, 0 if not
+    if (ids) owners.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
       Row row(r, i);
       Entity e;
       e.id = row.Int(0);
       e.key = row.Array<32>(1);
-      if ((p.owner && row.IsNull(2)) || (p.creator && row.IsNull(3))) {
-        return DataLoss("entity " + ToHex(e.key) + " names an account id that does not exist");
+      if (ids) {
+        owners.emplace_back(p.owner ? row.Int(2) : 0, p.creator ? row.Int(3) : 0);
+      } else {
+        if ((p.owner && row.IsNull(2)) || (p.creator && row.IsNull(3))) {
+          return DataLoss("entity " + ToHex(e.key) + " names an account id that does not exist");
+        }
+        if (p.owner) e.owner = row.Array<20>(2);
+        if (p.creator) e.creator = row.Array<20>(3);
       }
-      if (p.owner) e.owner = row.Array<20>(2);
-      if (p.creator) e.creator = row.Array<20>(3);
       if (p.blocks) {
         e.created_block = row.U64(4);
         e.updated_block = row.U64(5);
@@ -1964,7 +1979,47 @@ class PostgresStore final : public Store {
       VEIL_RETURN_IF_ERROR(row.status());
       out.push_back(std::move(e));
     }
+    if (ids) VEIL_RETURN_IF_ERROR(ResolveAccounts(owners, p, &out));
     return out;
+  }
+
+  // Sets (*out)[i]'s owner and creator from the account ids in ids[i] (as projected), from
+  // account_cache_, and the ids it lacks from the table in one statement (a round trip more, only
+  // for accounts this session has not seen). A read sees committed rows only (each runs in a
+  // transaction of its own), an account row is never deleted or changed in its address, and its
+  // id comes from an identity sequence, which never hands out a value twice, even when the
+  // transaction that drew it rolls back: so a cached id never goes stale. Setup clears it.
+  Status ResolveAccounts(const std::vector<std::pair<std::int64_t, std::int64_t>>& ids,
+                         const Projection& p, std::vector<Entity>* out) {
+    std::vector<std::int64_t> missing;
+    for (const auto& [owner, creator] : ids) {
+      if (p.owner && account_cache_.count(owner) == 0) missing.push_back(owner);
+      if (p.creator && account_cache_.count(creator) == 0) missing.push_back(creator);
+    }
+    if (!missing.empty()) {
+      std::sort(missing.begin(), missing.end());
+      missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+      if (account_cache_.size() + missing.size() > kAccountCacheSize) account_cache_.clear();
+      ArrayParam a = Int8Array();
+      for (std::int64_t id : missing) a.AddInt8(id);
+      VEIL_ASSIGN_OR_RETURN(
+          auto r, ExecCached("SELECT id, address FROM accounts WHERE id = ANY($1)", {a.Build()}));
+      for (int i = 0; i < PQntuples(r.get()); ++i) {
+        Row row(r.get(), i);
+        const std::int64_t id = row.Int(0);
+        const Address address = row.Array<20>(1);
+        VEIL_RETURN_IF_ERROR(row.status());
+        account_cache_[id] = address;
+      }
+    }
+    return SetAccounts(
+        ids, p,
+        [&](std::int64_t id, const Entity& e) -> Result<Address> {
+          auto it = account_cache_.find(id);
+          if (it == account_cache_.end()) return UnknownAccount(e, id);
+          return it->second;
+        },
+        out);
   }
 
   static std::string Describe(const PgParam& p) {
@@ -2004,15 +2059,51 @@ class PostgresStore final : public Store {
   Result<std::vector<Entity>> QueryRows(const QueryRequest& r, AttrSource src, bool* lacks_copy) {
     VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r, src));
     // A filter of equalities plans the same whatever its values (index probes), so its plan is
-    // kept (a prepared statement); anything with a range, a glob or a negation is planned with
-    // its values every time (ExecPlannedPerCall says why).
-    VEIL_ASSIGN_OR_RETURN(auto res, r.filter != nullptr && OnlyEqualities(*r.filter)
-                                        ? ExecCached(c.sql, c.params)
-                                        : ExecPlannedPerCall(c.sql, c.params));
-    return ReadEntities(res.get(), r.projection, src, lacks_copy);
+    // kept (a prepared statement); so does one attribute's range, whose statement fixes its plan
+    // (CompileRangeSelect). Anything else with a range, a glob or a negation is planned with its
+    // values every time (ExecPlannedPerCall says why).
+    const auto exec = [&]() -> Result<ResultPtr> {
+      if (r.filter != nullptr && !sql::AttributeRange(*r.filter).empty()) {
+        return ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
+      }
+      if (r.filter != nullptr && OnlyEqualities(*r.filter)) return ExecCached(c.sql, c.params);
+      return ExecPlannedPerCall(c.sql, c.params);
+    };
+    VEIL_ASSIGN_OR_RETURN(auto res, exec());
+    return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
+  }
+
+  // A page of one attribute's range (sql::AttributeRange): the range's index rows first, then
+  // each match's entity row by its id (a nested loop the statement fixes: neither subquery can
+  // be flattened, OFFSET 0, and the second is LATERAL), then the live ones sorted by id. This
+  // plan does not depend on the range's values, so the statement is prepared and its generic
+  // plan kept: planning a range for its own values cost 0.3-0.5 ms a call (parse and bind in a
+  // statement log), more than the rest of a range of 50. What a per-call plan could choose
+  // instead (a hash join over a scan of entities) wins only for a range that matches a large
+  // part of the table, whose page costs time in proportion to its matches either way.
+  Result<Compiled> CompileRangeSelect(const QueryRequest& r,
+                                      const std::vector<const query::Predicate*>& range,
+                                      AttrSource src) {
+    Compiled c;
+    Dialect d(&c);
+    std::string table, conditions;
+    VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(range, d, &table, &conditions));
+    if (r.before_id > 0) conditions += " AND a.entity_id < " + c.Add(Int8(r.before_id));
+    std::string inner =
+        "SELECT e.* FROM (SELECT a.entity_id FROM " + table + " a WHERE " + conditions +
+        " OFFSET 0) m CROSS JOIN LATERAL (SELECT * FROM entities x WHERE x.id = "
+        "m.entity_id OFFSET 0) e WHERE e.expires_block > " +
+        c.Add(Int8(I64(r.at_block))) + " AND e.created_block <= " + c.Add(Int8(I64(r.at_block)));
+    inner += " ORDER BY e.id DESC LIMIT " + c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
+    c.sql = EntitySelect(inner, "e.id DESC", r.projection, src, /*account_ids=*/true);
+    return c;
   }
 
   Result<Compiled> CompileSelect(const QueryRequest& r, AttrSource src = AttrSource::kRowCopy) {
+    if (r.filter != nullptr) {
+      const auto range = sql::AttributeRange(*r.filter);
+      if (!range.empty()) return CompileRangeSelect(r, range, src);
+    }
     Compiled c;
     Dialect d(&c);
     std::optional<sql::DrivenFilter> driven;
@@ -2044,7 +2135,7 @@ class PostgresStore final : public Store {
     // reads every entity).
     inner += " ORDER BY " + id + (driven ? "" : " + 0") + " DESC LIMIT " +
              c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
-    c.sql = EntitySelect(inner, "e.id DESC", r.projection, src);
+    c.sql = EntitySelect(inner, "e.id DESC", r.projection, src, /*account_ids=*/true);
     return c;
   }
 
@@ -2103,7 +2194,11 @@ class PostgresStore final : public Store {
   PostgresOptions options_;
   bool reader_ = false;
   PGconn* conn_ = nullptr;
-  std::unordered_map<std::string, std::string> read_cache_;     // SQL text -> statement name
+  std::unordered_map<std::string, std::string> read_cache_;  // SQL text -> statement name
+  // Account id -> address, as ResolveAccounts read them (bounded: cleared when full; Setup
+  // clears it too).
+  static constexpr std::size_t kAccountCacheSize = 4096;
+  std::unordered_map<std::int64_t, Address> account_cache_;
   std::unordered_map<std::uint32_t, std::string> block_cache_;  // BlockStatement parts -> name
   std::uint64_t round_trips_ = 0;                               // RoundTrips()
   bool carry_state_ = false;  // CarryStateWithNextRead: the next read carries the state

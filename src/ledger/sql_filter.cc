@@ -312,6 +312,37 @@ Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::s
   return Status::Ok();
 }
 
+std::vector<const Predicate*> AttributeRange(const Expr& filter) {
+  const auto is_range = [](const Expr& e) {
+    return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
+           e.predicate.op != CmpOp::kEq && Mergeable(e);
+  };
+  std::vector<const Predicate*> out;
+  if (is_range(filter)) {
+    out.push_back(&filter.predicate);
+  } else if (filter.kind == Expr::Kind::kAnd) {
+    for (const auto& c : filter.children) {
+      if (!is_range(c) || (!out.empty() && !SameColumn(*out[0], c.predicate))) return {};
+      out.push_back(&c.predicate);
+    }
+  }
+  return out;
+}
+
+Status CompileRangeDriver(const std::vector<const Predicate*>& range, SqlDialect& dialect,
+                          std::string* table, std::string* conditions) {
+  if (range.empty()) return Internal("query: an empty attribute range");
+  const bool numeric = Numeric(*range[0]);
+  *table = numeric ? "attr_num" : "attr_str";
+  VEIL_ASSIGN_OR_RETURN(std::string name, dialect.Bind(query::Literal(range[0]->name), false));
+  *conditions = "a.name = " + name;
+  for (const Predicate* p : range) {
+    VEIL_ASSIGN_OR_RETURN(std::string v, dialect.Bind(p->values[0], numeric));
+    *conditions += " AND a.value" + std::string(OpSql(p->op)) + v;
+  }
+  return Status::Ok();
+}
+
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect) {
   if (dialect.MetaViaIdSubquery()) return false;
   if (filter.kind == Expr::Kind::kPredicate) return filter.predicate.field != Field::kAttribute;

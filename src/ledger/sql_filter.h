@@ -74,6 +74,13 @@ std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t w
 // The driver's table ("attr_num" or "attr_str") and its conditions on alias `a`.
 Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
                      std::string* conditions);
+// A filter that is one attribute's range and nothing else: one comparison (<, <=, >, >=) on an
+// attribute, or a top-level AND of such comparisons on the same attribute and type. Its
+// comparisons (pointing into the filter), or empty when the filter is anything else.
+std::vector<const query::Predicate*> AttributeRange(const query::Expr& filter);
+// The range's table ("attr_num" or "attr_str") and its conditions on alias `a`, one index range.
+Status CompileRangeDriver(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
+                          std::string* table, std::string* conditions);
 // True when the compiled filter reads columns of `e` itself (a dialect that writes meta fields on
 // `e.` directly), so it cannot be evaluated from an id alone.
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);

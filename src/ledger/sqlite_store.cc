@@ -735,8 +735,7 @@ class SqliteStore final : public Store {
       s->Int(1, id);
       if (!s->Step()) {
         VEIL_RETURN_IF_ERROR(s->status());
-        return DataLoss("entity " + ToHex(e.key) + " names account id " + std::to_string(id) +
-                        ", which does not exist");
+        return UnknownAccount(e, id);
       }
       const Address a = s->ColArray<20>(0);
       if (committed || !cached) {
@@ -745,16 +744,7 @@ class SqliteStore final : public Store {
       }
       return a;
     };
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      Entity& e = (*out)[i];
-      if (p.owner) {
-        VEIL_ASSIGN_OR_RETURN(e.owner, address(ids[i].first, e));
-      }
-      if (p.creator) {
-        VEIL_ASSIGN_OR_RETURN(e.creator, address(ids[i].second, e));
-      }
-    }
-    return Status::Ok();
+    return SetAccounts(ids, p, address, out);
   }
 
   // The attributes of the given entities from the attr_* rows, sorted by name.

@@ -55,6 +55,25 @@ Result<std::vector<Attribute>> DecodeStoredAttributes(ByteView encoded, const En
   return attrs;
 }
 
+Status SetAccounts(std::span<const std::pair<std::int64_t, std::int64_t>> ids, const Projection& p,
+                   const AccountLookup& address, std::vector<Entity>* out) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    Entity& e = (*out)[i];
+    if (p.owner) {
+      VEIL_ASSIGN_OR_RETURN(e.owner, address(ids[i].first, e));
+    }
+    if (p.creator) {
+      VEIL_ASSIGN_OR_RETURN(e.creator, address(ids[i].second, e));
+    }
+  }
+  return Status::Ok();
+}
+
+Status UnknownAccount(const Entity& e, std::int64_t id) {
+  return DataLoss("entity " + ToHex(e.key) + " names account id " + std::to_string(id) +
+                  ", which does not exist");
+}
+
 Status CheckAttributeCopies(const Entity& e, const std::vector<Attribute>& index_copy) {
   if (index_copy == e.attributes) return Status::Ok();
   return DataLoss("entity " + ToHex(e.key) +

@@ -27,6 +27,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "veil/base/result.h"
@@ -113,6 +114,15 @@ struct QueryStats {
   std::uint64_t rows_scanned = 0;  // rows the backend stepped through (SQLite: VM row steps)
   std::uint64_t bytes_returned = 0;
 };
+
+// Sets each (*out)[i]'s owner and creator, as `p` projects them, from the account ids in ids[i]
+// (owner, creator) through `address`: one definition for the SQL stores' reads that return ids
+// and resolve them through a cache (ResolveAccounts in each). An id without a row is
+// UnknownAccount's kDataLoss.
+using AccountLookup = std::function<Result<Address>(std::int64_t id, const Entity& e)>;
+Status SetAccounts(std::span<const std::pair<std::int64_t, std::int64_t>> ids, const Projection& p,
+                   const AccountLookup& address, std::vector<Entity>* out);
+Status UnknownAccount(const Entity& e, std::int64_t id);
 
 // The bytes a page reports for an entity (payload, content type, attribute names and values, and
 // 100 for the fixed fields): one definition for every backend's QueryStats.
