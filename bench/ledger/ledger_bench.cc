@@ -52,10 +52,13 @@
 //                         with payloads and attributes
 //     BroadPage200        Query(`region = "rXX"`), limit 200: the first page of a filter that
 //                         matches N/16 entities
+//     BroadRangePage200   Query(`score >= A`) with A in the lower quarter of the scores, limit
+//                         200: the first page of a lone range that matches 3/4 to all of N
 //     In20                Query(`$key IN (20 keys)`): one statement
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
 //                         above N = 10^4
+//     CountBroadRange     Count(`score >= A`), A as in BroadRangePage200: capped above N = 10^4
 //   BM_Engine_Sqlite_<Read>/N           for GetByAttribute, RangeQuery and Page200: the same reads
 //                                       over the same file by a bare SQLite connection, one
 //                                       statement, columns copied out (BM_EngineRead): the engine's
@@ -632,9 +635,11 @@ enum class Read {
   kRangeQuery,
   kPage200,
   kBroadPage200,
+  kBroadRangePage200,
   kIn20,
   kCountSelective,
   kCountBroad,
+  kCountBroadRange,
 };
 
 constexpr std::pair<Read, const char*> kReads[] = {
@@ -643,9 +648,11 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kRangeQuery, "RangeQuery"},
     {Read::kPage200, "Page200"},
     {Read::kBroadPage200, "BroadPage200"},
+    {Read::kBroadRangePage200, "BroadRangePage200"},
     {Read::kIn20, "In20"},
     {Read::kCountSelective, "CountSelective"},
     {Read::kCountBroad, "CountBroad"},
+    {Read::kCountBroadRange, "CountBroadRange"},
 };
 
 std::string KeyHex(std::uint64_t i) {
@@ -694,6 +701,13 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
       q.text = "region = \"" + Region(i) + "\"";
       q.expect = static_cast<long>(std::min<std::uint64_t>(n / kRegions, 200));
       break;
+    case Read::kBroadRangePage200:
+    case Read::kCountBroadRange:
+      q.attribute = "score";
+      q.lo = Mix(rng++) % (kScoreRange / 4);
+      q.text = "score >= " + std::to_string(q.lo);
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
+      break;
     case Read::kIn20:
       q.text = "$key IN (";
       for (int k = 0; k < 20; ++k) q.text += (k == 0 ? "" : ", ") + KeyHex(Mix(rng++) % n);
@@ -730,7 +744,8 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
         break;
       }
       ++rows;
-    } else if (kind == Read::kCountSelective || kind == Read::kCountBroad) {
+    } else if (kind == Read::kCountSelective || kind == Read::kCountBroad ||
+               kind == Read::kCountBroadRange) {
       const QueryCase q = MakeQuery(kind, n, rng);
       auto r = lat.Time([&] { return api.Count(q.text); });
       if (!r.ok()) {
@@ -758,7 +773,8 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
   const double seconds = lat.total_seconds();
   const auto iters = static_cast<double>(state.iterations());
   if (iters > 0) {
-    const bool counting = kind == Read::kCountSelective || kind == Read::kCountBroad;
+    const bool counting = kind == Read::kCountSelective || kind == Read::kCountBroad ||
+                          kind == Read::kCountBroadRange;
     state.counters[counting ? "count" : "rows"] = static_cast<double>(rows) / iters;
     if (counting) state.counters["capped"] = static_cast<double>(capped) / iters;
     // Per entity returned or counted, where a call covers more than one.

@@ -1217,9 +1217,15 @@ class PostgresStore final : public Store {
     Dialect d(&c);
     auto driven = sql::SplitDriver(filter);
     if (driven && sql::ReadsEntityColumns(driven->rest, d)) driven.reset();
+    const auto range =
+        driven ? std::vector<const query::Predicate*>() : sql::AttributeRange(filter);
     if (driven) {
       // From the driver's index alone (sql_filter.h, CompileDrivenCount).
       VEIL_RETURN_IF_ERROR(sql::CompileDrivenCount(filter, *driven, d, at_block, cap + 1, &c.sql));
+    } else if (!range.empty()) {
+      // From the range's index alone (CompileRangeCount), a plan the text fixes: prepared, and
+      // its generic plan kept.
+      VEIL_RETURN_IF_ERROR(sql::CompileRangeCount(range, d, at_block, cap + 1, &c.sql));
     } else {
       c.sql =
           "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
@@ -1228,7 +1234,9 @@ class PostgresStore final : public Store {
       VEIL_RETURN_IF_ERROR(sql::CompileFilter(filter, d, &c.sql));
       c.sql += ") LIMIT " + c.Add(Int8(I64(cap + 1))) + ") t";
     }
-    VEIL_ASSIGN_OR_RETURN(auto r, ExecPlannedPerCall(c.sql, c.params));
+    VEIL_ASSIGN_OR_RETURN(auto r, range.empty() ? ExecPlannedPerCall(c.sql, c.params)
+                                                : ExecCached(c.sql, c.params, /*may_carry=*/true,
+                                                             /*force_generic=*/true));
     Row row(r.get(), 0);
     StoreCount out;
     out.count = row.U64(0);
@@ -1288,13 +1296,26 @@ class PostgresStore final : public Store {
   }
 
   Result<std::string> Explain(const QueryRequest& r) override {
-    VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
-    std::string out = "sql: " + c.sql + "\nparams:";
-    for (const auto& p : c.params) out += " " + Describe(p);
-    out += "\nplan:\n";
-    VEIL_ASSIGN_OR_RETURN(auto res, Exec("EXPLAIN " + c.sql, c.params, /*binary=*/false));
-    for (int i = 0; i < PQntuples(res.get()); ++i) {
-      out += "  " + std::string(PQgetvalue(res.get(), i, 0)) + "\n";
+    const auto range = r.filter != nullptr ? sql::AttributeRange(*r.filter)
+                                           : std::vector<const query::Predicate*>();
+    if (range.empty()) {
+      VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
+      return ExplainCompiled(c);
+    }
+    // RangeRows' statements: the probe (the page when the range is narrow), the walk of the
+    // window below the cursor (here as if from the top of the id space), the collection.
+    const std::int64_t top = r.before_id > 0 ? r.before_id : INT64_MAX / 2;
+    const Window window{
+        std::max<std::int64_t>(
+            0, top - sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1)),
+        top};
+    std::string out;
+    for (const auto& [plan, label] :
+         {std::pair{RangePlan::kProbe, "probe"}, std::pair{RangePlan::kWalk, "walk"},
+          std::pair{RangePlan::kCollect, "collection"}}) {
+      VEIL_ASSIGN_OR_RETURN(Compiled c, RangeSelect(r, range, AttrSource::kRowCopy, plan, window));
+      VEIL_ASSIGN_OR_RETURN(std::string one, ExplainCompiled(c, /*generic=*/true));
+      out += (out.empty() ? "" : std::string(label) + ":\n") + one;
     }
     return out;
   }
@@ -1411,6 +1432,36 @@ class PostgresStore final : public Store {
       return "$" + std::to_string(params.size());
     }
   };
+
+  // `generic`: the plan a statement prepared and run with its generic plan has (ExecCached's
+  // force_generic), not the one planned for these values.
+  Result<std::string> ExplainCompiled(const Compiled& c, bool generic = false) {
+    std::string out = "sql: " + c.sql + "\nparams:";
+    for (const auto& p : c.params) out += " " + Describe(p);
+    out += generic ? "\ngeneric plan:\n" : "\nplan:\n";
+    std::string explain = "EXPLAIN " + c.sql;
+    if (generic) {
+      VEIL_RETURN_IF_ERROR(EnsureConnected());
+      VEIL_RETURN_IF_ERROR(MakeRoom({c.sql}));
+      VEIL_ASSIGN_OR_RETURN(const std::string name, Prepared(c.sql, c.params));
+      // EXPLAIN takes no bound parameters: the values as literals.
+      explain = "EXPLAIN EXECUTE " + name + "(";
+      for (std::size_t i = 0; i < c.params.size(); ++i) {
+        VEIL_ASSIGN_OR_RETURN(const std::string literal, Literal(c.params[i]));
+        explain += (i > 0 ? ", " : "") + literal;
+      }
+      explain += ")";
+      VEIL_RETURN_IF_ERROR(
+          Exec("SELECT set_config('plan_cache_mode', 'force_generic_plan', false)", {}).status());
+    }
+    auto res = Exec(explain, c.params, /*binary=*/false);
+    if (generic) VEIL_RETURN_IF_ERROR(Exec("RESET plan_cache_mode", {}).status());
+    VEIL_RETURN_IF_ERROR(res.status());
+    for (int i = 0; i < PQntuples(res->get()); ++i) {
+      out += "  " + std::string(PQgetvalue(res->get(), i, 0)) + "\n";
+    }
+    return out;
+  }
 
   // ---- Connection, statements and pipelines. ----
 
@@ -2022,6 +2073,18 @@ class PostgresStore final : public Store {
         out);
   }
 
+  // A parameter as an SQL literal of its type (text quoted by libpq); arrays have none here.
+  Result<std::string> Literal(const PgParam& p) {
+    if (p.type == kInt8Oid) return Describe(p) + "::int8";
+    if (p.type == kByteaOid) return Describe(p) + "::bytea";
+    if (p.type != kTextOid) return Internal("postgres: no literal for an array parameter");
+    char* quoted = PQescapeLiteral(conn_, p.data.data(), p.data.size());
+    if (quoted == nullptr) return ConnectionError("escape");
+    std::string out = std::string(quoted) + "::text";
+    PQfreemem(quoted);
+    return out;
+  }
+
   static std::string Describe(const PgParam& p) {
     if (p.type == kInt8Oid)
       return std::to_string(static_cast<std::int64_t>(GetBe(p.data.data(), 8)));
@@ -2057,53 +2120,135 @@ class PostgresStore final : public Store {
   }
 
   Result<std::vector<Entity>> QueryRows(const QueryRequest& r, AttrSource src, bool* lacks_copy) {
+    if (r.filter != nullptr) {
+      const auto range = sql::AttributeRange(*r.filter);
+      if (!range.empty()) return RangeRows(r, range, src, lacks_copy);
+    }
     VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r, src));
     // A filter of equalities plans the same whatever its values (index probes), so its plan is
-    // kept (a prepared statement); so does one attribute's range, whose statement fixes its plan
-    // (CompileRangeSelect). Anything else with a range, a glob or a negation is planned with its
-    // values every time (ExecPlannedPerCall says why).
-    const auto exec = [&]() -> Result<ResultPtr> {
-      if (r.filter != nullptr && !sql::AttributeRange(*r.filter).empty()) {
-        return ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
-      }
-      if (r.filter != nullptr && OnlyEqualities(*r.filter)) return ExecCached(c.sql, c.params);
-      return ExecPlannedPerCall(c.sql, c.params);
-    };
-    VEIL_ASSIGN_OR_RETURN(auto res, exec());
+    // kept (a prepared statement). Anything else with a range, a glob or a negation is planned
+    // with its values every time (ExecPlannedPerCall says why).
+    VEIL_ASSIGN_OR_RETURN(auto res, r.filter != nullptr && OnlyEqualities(*r.filter)
+                                        ? ExecCached(c.sql, c.params)
+                                        : ExecPlannedPerCall(c.sql, c.params));
     return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
   }
 
-  // A page of one attribute's range (sql::AttributeRange): the range's index rows first, then
-  // each match's entity row by its id (a nested loop the statement fixes: neither subquery can
-  // be flattened, OFFSET 0, and the second is LATERAL), then the live ones sorted by id. This
-  // plan does not depend on the range's values, so the statement is prepared and its generic
-  // plan kept: planning a range for its own values cost 0.3-0.5 ms a call (parse and bind in a
-  // statement log), more than the rest of a range of 50. What a per-call plan could choose
-  // instead (a hash join over a scan of entities) wins only for a range that matches a large
-  // part of the table, whose page costs time in proportion to its matches either way.
-  Result<Compiled> CompileRangeSelect(const QueryRequest& r,
-                                      const std::vector<const query::Predicate*>& range,
-                                      AttrSource src) {
+  // A page of one attribute's range (sql::AttributeRange; sql_filter.h, kRangeProbeLimit and
+  // RangeWalkWindow; docs/notes/ledger.md, "Query plans"), in up to three statements, each of
+  // whose plans its text fixes, so each is prepared and its generic plan kept (planning a range
+  // for its own values cost 0.3-0.5 ms a call in a statement log, more than the rest of a range
+  // of 50). The first counts the range's index entries below the cursor up to the probe's
+  // limit and, when there are fewer, is the page (RangeSelect's kProbe); otherwise the walk of a
+  // window of ids is (kWalk), and when its window holds no page, the collection (kCollect). A
+  // statement with all three behind one-time filters took 80-90 us more server time a narrow
+  // range than the probe alone: PostgreSQL sets up every branch's plan however few run.
+  Result<std::vector<Entity>> RangeRows(const QueryRequest& r,
+                                        const std::vector<const query::Predicate*>& range,
+                                        AttrSource src, bool* lacks_copy) {
+    const auto run = [&](const Compiled& c) {
+      return ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
+    };
+    VEIL_ASSIGN_OR_RETURN(const Compiled probe, RangeSelect(r, range, src, RangePlan::kProbe));
+    VEIL_ASSIGN_OR_RETURN(auto res, run(probe));
+    // Its last two columns: the entries counted, and the top of the walk's window.
+    const int fields = PQnfields(res.get());
+    if (PQntuples(res.get()) < 1 || fields < 2) {
+      return DataLoss("postgres: a range's probe returned no count");
+    }
+    Row first(res.get(), 0);
+    const std::int64_t counted = first.Int(fields - 2);
+    VEIL_RETURN_IF_ERROR(first.status());
+    if (counted < static_cast<std::int64_t>(sql::kRangeProbeLimit)) {
+      // A LEFT JOIN's one row of NULLs when the page is empty.
+      if (PQgetisnull(res.get(), 0, 0) != 0) return std::vector<Entity>();
+      return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
+    }
+    const std::int64_t top = first.Int(fields - 1);
+    VEIL_RETURN_IF_ERROR(first.status());
+    const std::int64_t low = std::max<std::int64_t>(
+        0, top - sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1));
+    VEIL_ASSIGN_OR_RETURN(const Compiled walk,
+                          RangeSelect(r, range, src, RangePlan::kWalk, Window{low, top}));
+    VEIL_ASSIGN_OR_RETURN(res, run(walk));
+    if (static_cast<std::size_t>(PQntuples(res.get())) > r.limit || low == 0) {
+      return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
+    }
+    VEIL_ASSIGN_OR_RETURN(const Compiled collect, RangeSelect(r, range, src, RangePlan::kCollect));
+    VEIL_ASSIGN_OR_RETURN(res, run(collect));
+    return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
+  }
+
+  enum class RangePlan { kProbe, kWalk, kCollect };
+  struct Window {
+    std::int64_t low, top;  // the ids in [low, top)
+  };
+
+  // The statements of RangeRows, each of whose plans its text fixes:
+  // - kProbe: n, the range's index entries below the cursor up to the probe's limit (their entity
+  //   ids); one row of (count, the walk's top: the cursor, or the highest id + 1), LEFT JOINed
+  //   with the page from n's ids while the count is under the limit (each match's row by its id,
+  //   LATERAL: a nested loop), so an empty page is that row with NULL entity columns.
+  // - kWalk: the window's top - low entities below its top walked down (the primary key
+  //   backwards, under a LIMIT: a two-sided range of ids, whose rows a generic plan guesses at
+  //   0.5% of the table, got a bitmap scan of the whole window and a sort), each one's attribute
+  //   row probed by (entity_id, name) in a LATERAL subquery (the value compared as an expression,
+  //   so that the (name, value) index, which would walk the whole range for every probe, is
+  //   never the one chosen); the outer LIMIT stops the walk after a page.
+  // - kCollect: the range's index rows in a subquery that cannot be flattened (OFFSET 0), each
+  //   match's row by its id (LATERAL), the live ones sorted by id.
+  Result<Compiled> RangeSelect(const QueryRequest& r,
+                               const std::vector<const query::Predicate*>& range, AttrSource src,
+                               RangePlan plan, Window window = {0, 0}) {
     Compiled c;
     Dialect d(&c);
     std::string table, conditions;
-    VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(range, d, &table, &conditions));
-    if (r.before_id > 0) conditions += " AND a.entity_id < " + c.Add(Int8(r.before_id));
-    std::string inner =
-        "SELECT e.* FROM (SELECT a.entity_id FROM " + table + " a WHERE " + conditions +
-        " OFFSET 0) m CROSS JOIN LATERAL (SELECT * FROM entities x WHERE x.id = "
-        "m.entity_id OFFSET 0) e WHERE e.expires_block > " +
-        c.Add(Int8(I64(r.at_block))) + " AND e.created_block <= " + c.Add(Int8(I64(r.at_block)));
-    inner += " ORDER BY e.id DESC LIMIT " + c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
-    c.sql = EntitySelect(inner, "e.id DESC", r.projection, src, /*account_ids=*/true);
-    return c;
+    VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(
+        range, d, &table, &conditions,
+        plan == RangePlan::kWalk ? sql::RangeColumn::kExpression : sql::RangeColumn::kIndexed));
+    const std::string before = r.before_id > 0 ? c.Add(Int8(r.before_id)) : "";
+    if (plan != RangePlan::kWalk && !before.empty()) conditions += " AND a.entity_id < " + before;
+    const std::string rows = c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
+    const std::string at = c.Add(Int8(I64(r.at_block)));
+    const std::string live = "e.expires_block > " + at + " AND e.created_block <= " + at;
+    const std::string by_id =
+        " CROSS JOIN LATERAL (SELECT * FROM entities x WHERE x.id = m.entity_id OFFSET 0) e WHERE ";
+    switch (plan) {
+      case RangePlan::kProbe: {
+        const std::string limit = std::to_string(sql::kRangeProbeLimit);
+        const std::string top =
+            before.empty() ? "(SELECT COALESCE(max(id), 0) + 1 FROM entities)" : before + "::int8";
+        const std::string page = EntitySelect("SELECT e.* FROM n m" + by_id + live + " AND k.k < " +
+                                                  limit + " ORDER BY e.id DESC LIMIT " + rows,
+                                              "e.id DESC", r.projection, src, /*account_ids=*/true);
+        c.sql = "WITH n AS MATERIALIZED (SELECT a.entity_id FROM " + table + " a WHERE " +
+                conditions + " LIMIT " + limit +
+                ") SELECT q.*, k.k, k.top FROM (SELECT count(*) "
+                "AS k, CASE WHEN count(*) >= " +
+                limit + " THEN " + top + " END AS top FROM n) k LEFT JOIN LATERAL (" + page +
+                ") q ON true ORDER BY q.id DESC";
+        return c;
+      }
+      case RangePlan::kWalk:
+        c.sql = EntitySelect("SELECT e.* FROM (SELECT * FROM entities x WHERE x.id < " +
+                                 c.Add(Int8(window.top)) + " ORDER BY x.id DESC LIMIT " +
+                                 c.Add(Int8(window.top - window.low)) +
+                                 ") e CROSS JOIN LATERAL (SELECT 1 FROM " + table +
+                                 " a WHERE a.entity_id = e.id AND " + conditions +
+                                 " OFFSET 0) m WHERE " + live + " ORDER BY e.id DESC LIMIT " + rows,
+                             "e.id DESC", r.projection, src, /*account_ids=*/true);
+        return c;
+      case RangePlan::kCollect:
+        c.sql = EntitySelect("SELECT e.* FROM (SELECT a.entity_id FROM " + table + " a WHERE " +
+                                 conditions + " OFFSET 0) m" + by_id + live +
+                                 " ORDER BY e.id DESC LIMIT " + rows,
+                             "e.id DESC", r.projection, src, /*account_ids=*/true);
+        return c;
+    }
+    return Internal("postgres: unknown range plan");
   }
 
   Result<Compiled> CompileSelect(const QueryRequest& r, AttrSource src = AttrSource::kRowCopy) {
-    if (r.filter != nullptr) {
-      const auto range = sql::AttributeRange(*r.filter);
-      if (!range.empty()) return CompileRangeSelect(r, range, src);
-    }
     Compiled c;
     Dialect d(&c);
     std::optional<sql::DrivenFilter> driven;
@@ -2176,6 +2321,9 @@ class PostgresStore final : public Store {
       return column + " COLLATE \"C\"";
     }
     bool MetaViaIdSubquery() const override { return false; }
+    std::string Unindexed(const std::string& column, bool numeric) const override {
+      return "(" + column + (numeric ? " + 0)" : " || '')");
+    }
 
    private:
     static Result<PgParam> ToParam(const query::Literal& v, bool numeric_biased) {

@@ -1,6 +1,10 @@
 #include "sql_filter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -270,36 +274,69 @@ std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t w
   return out;
 }
 
-Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
-                          SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
-                          std::string* sql) {
-  // D, written twice (in the LIMIT and as the second column): placeholders bind in text order.
+namespace {
+
+// The statement of CompileDrivenCount and CompileRangeCount: A over `matches` (the index rows'
+// "FROM ... WHERE ...", its values bound already: placeholders bind in text order), at most
+// `limit` + D, and D, the entities not live at `at_block` that `probe` (which appends a test of
+// e.id) accepts. D is written twice (in the LIMIT and as the second column).
+Status CountStatement(const std::string& matches, const std::function<Status(std::string*)>& probe,
+                      SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
+                      std::string* sql) {
   auto nonlive = [&](std::string* out) -> Status {
     VEIL_ASSIGN_OR_RETURN(std::string at1, dialect.Bind(query::Literal(at_block), false));
     VEIL_ASSIGN_OR_RETURN(std::string at2, dialect.Bind(query::Literal(at_block), false));
     *out += "(SELECT count(*) FROM entities e WHERE (e.expires_block <= " + at1 +
             " OR e.created_block > " + at2 + ") AND ";
-    IdRef probe;
-    probe.exists = true;
-    VEIL_RETURN_IF_ERROR(CompileFilter(filter, dialect, out, probe));
+    VEIL_RETURN_IF_ERROR(probe(out));
     *out += ")";
     return Status::Ok();
   };
-  std::string table, conditions;
-  VEIL_RETURN_IF_ERROR(CompileDriver(*driven.driver, dialect, &table, &conditions));
-  *sql += "SELECT (SELECT count(*) FROM (SELECT 1 FROM " + table + " a WHERE " + conditions;
-  if (driven.rest.kind != Expr::Kind::kAll) {
-    IdRef by_id;
-    by_id.id = "a.entity_id";
-    *sql += " AND (";
-    VEIL_RETURN_IF_ERROR(CompileFilter(driven.rest, dialect, sql, by_id));
-    *sql += ")";
-  }
+  *sql += "SELECT (SELECT count(*) FROM (SELECT 1 " + matches;
   VEIL_ASSIGN_OR_RETURN(std::string lim, dialect.Bind(query::Literal(limit), false));
   *sql += " LIMIT " + lim + " + ";
   VEIL_RETURN_IF_ERROR(nonlive(sql));
   *sql += ") t), ";
   return nonlive(sql);
+}
+
+}  // namespace
+
+Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
+                          SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
+                          std::string* sql) {
+  std::string table, conditions;
+  VEIL_RETURN_IF_ERROR(CompileDriver(*driven.driver, dialect, &table, &conditions));
+  std::string matches = "FROM " + table + " a WHERE " + conditions;
+  if (driven.rest.kind != Expr::Kind::kAll) {
+    IdRef by_id;
+    by_id.id = "a.entity_id";
+    matches += " AND (";
+    VEIL_RETURN_IF_ERROR(CompileFilter(driven.rest, dialect, &matches, by_id));
+    matches += ")";
+  }
+  const auto probe = [&](std::string* out) {
+    IdRef probe_ref;
+    probe_ref.exists = true;
+    return CompileFilter(filter, dialect, out, probe_ref);
+  };
+  return CountStatement(matches, probe, dialect, at_block, limit, sql);
+}
+
+Status CompileRangeCount(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
+                         std::uint64_t at_block, std::uint64_t limit, std::string* sql) {
+  std::string table, conditions;
+  VEIL_RETURN_IF_ERROR(CompileRangeDriver(range, dialect, &table, &conditions));
+  const auto probe = [&](std::string* out) -> Status {
+    std::string probe_table, probe_conditions;
+    VEIL_RETURN_IF_ERROR(CompileRangeDriver(range, dialect, &probe_table, &probe_conditions,
+                                            RangeColumn::kExpression));
+    *out += "EXISTS (SELECT 1 FROM " + probe_table + " a WHERE a.entity_id = e.id AND " +
+            probe_conditions + ")";
+    return Status::Ok();
+  };
+  return CountStatement("FROM " + table + " a WHERE " + conditions, probe, dialect, at_block, limit,
+                        sql);
 }
 
 Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
@@ -330,17 +367,29 @@ std::vector<const Predicate*> AttributeRange(const Expr& filter) {
 }
 
 Status CompileRangeDriver(const std::vector<const Predicate*>& range, SqlDialect& dialect,
-                          std::string* table, std::string* conditions) {
+                          std::string* table, std::string* conditions, RangeColumn column) {
   if (range.empty()) return Internal("query: an empty attribute range");
   const bool numeric = Numeric(*range[0]);
   *table = numeric ? "attr_num" : "attr_str";
   VEIL_ASSIGN_OR_RETURN(std::string name, dialect.Bind(query::Literal(range[0]->name), false));
   *conditions = "a.name = " + name;
+  const std::string value =
+      column == RangeColumn::kIndexed ? "a.value" : dialect.Unindexed("a.value", numeric);
   for (const Predicate* p : range) {
     VEIL_ASSIGN_OR_RETURN(std::string v, dialect.Bind(p->values[0], numeric));
-    *conditions += " AND a.value" + std::string(OpSql(p->op)) + v;
+    *conditions += " AND " + value + std::string(OpSql(p->op)) + v;
   }
   return Status::Ok();
+}
+
+std::int64_t RangeWalkWindow(std::int64_t top, std::uint64_t rows) {
+  // In doubles: a cursor may name any id up to 2^63 - 1, whose product with rows overflows.
+  const double t = static_cast<double>(std::max<std::int64_t>(top, 0));
+  const double r = static_cast<double>(rows);
+  const double window =
+      std::max(static_cast<double>(kRangeWalkMinFactor) * r, std::ceil(std::sqrt(r * t)));
+  constexpr double kMax = 9.2e18;  // below 2^63
+  return static_cast<std::int64_t>(std::min(window, kMax));
 }
 
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect) {

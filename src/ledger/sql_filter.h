@@ -42,6 +42,9 @@ class SqlDialect {
   // planner takes the field's index instead of walking ids in ORDER BY order (SQLite); false: it
   // is written on `e.` directly (PostgreSQL plans it well).
   virtual bool MetaViaIdSubquery() const = 0;
+  // `column` as an expression of the same value that no index serves (a probe by another index
+  // must not be turned into a walk of this one).
+  virtual std::string Unindexed(const std::string& column, bool numeric) const = 0;
 };
 
 // The entity id the predicates test, and how: `ID IN (SELECT entity_id ...)` subqueries (the
@@ -78,9 +81,29 @@ Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::s
 // attribute, or a top-level AND of such comparisons on the same attribute and type. Its
 // comparisons (pointing into the filter), or empty when the filter is anything else.
 std::vector<const query::Predicate*> AttributeRange(const query::Expr& filter);
-// The range's table ("attr_num" or "attr_str") and its conditions on alias `a`, one index range.
+// The range's table ("attr_num" or "attr_str") and its conditions on alias `a`: one index range
+// (kIndexed), or with the value compared as SqlDialect::Unindexed's expression (kExpression: for
+// a probe of one entity's row by (entity_id, name)).
+enum class RangeColumn { kIndexed, kExpression };
 Status CompileRangeDriver(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
-                          std::string* table, std::string* conditions);
+                          std::string* table, std::string* conditions,
+                          RangeColumn column = RangeColumn::kIndexed);
+// A page of one attribute's range has two plans (docs/notes/ledger.md, "Query plans"): collect
+// the range's matches from its index and sort them by id (time in proportion to the matches M),
+// or walk the entities down from the cursor and probe each one's attribute row, which finds a
+// page of `rows` rows after about rows * N / M entities (few when the range is broad). The stores
+// count the range's index entries below the cursor up to kRangeProbeLimit: fewer, and they
+// collect; otherwise they walk a window of RangeWalkWindow(top, rows) ids below `top` (the cursor,
+// or the highest id + 1), and collect after all when the window holds fewer than `rows` live
+// matches and does not reach id 0. The window balances the two: a range too narrow for the walk
+// to fill a page in it has at most rows * N / window matches, so the wasted walk and the
+// collection that follows cost about the same, and the worst case is about 2 * sqrt(rows * N)
+// rows (N the ids below `top`) instead of N.
+inline constexpr std::uint64_t kRangeProbeLimit = 1000;
+inline constexpr std::uint64_t kRangeWalkMinFactor = 8;  // the window is at least 8 pages of ids
+// max(kRangeWalkMinFactor * rows, ceil(sqrt(rows * top))) (top < 0 counts as 0), at most 9.2e18.
+std::int64_t RangeWalkWindow(std::int64_t top, std::uint64_t rows);
+
 // True when the compiled filter reads columns of `e` itself (a dialect that writes meta fields on
 // `e.` directly), so it cannot be evaluated from an id alone.
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
@@ -94,5 +117,10 @@ bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
                           SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
                           std::string* sql);
+// The same for a filter that is one attribute's range (AttributeRange): A from the range's index
+// entries alone, D's entities probed by (entity_id, name). Its plan does not depend on the
+// range's values.
+Status CompileRangeCount(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
+                         std::uint64_t at_block, std::uint64_t limit, std::string* sql);
 
 }  // namespace veil::ledger::sql

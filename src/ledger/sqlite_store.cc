@@ -334,27 +334,100 @@ class SqliteStore final : public Store {
     return a;
   }
 
+  // A walk's window (WalkRange): the ids in [low, top), walked down, the range tested on each
+  // by an index probe.
+  struct Window {
+    std::int64_t low = 0, top = 0;
+  };
+  // A statement's text and its parameters, in order.
+  struct Compiled {
+    std::string sql;
+    std::vector<Param> params;
+  };
+
   Result<StorePage> Query(const QueryRequest& r) override {
     ReadSnapshot snapshot(*this);
-    Compiled c = CompileSelect(r);
-    VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
-    BindAll(*s, c.params);
     StorePage page;
-    VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page.entities, &page.more));
-    page.stats.rows_scanned = Scanned(*s) + page.entities.size();
+    std::uint64_t scanned = 0;
+    VEIL_ASSIGN_OR_RETURN(const bool walked, WalkRange(r, &page, &scanned));
+    if (!walked) {
+      Compiled c = CompileSelect(r);
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
+      BindAll(*s, c.params);
+      page = StorePage{};
+      VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page.entities, &page.more));
+      scanned += Scanned(*s);
+    }
+    page.stats.rows_scanned = scanned + page.entities.size();
     for (const auto& e : page.entities) page.stats.bytes_returned += ReturnedBytes(e);
     return page;
+  }
+
+  // A page of one attribute's range with many matches below the cursor, from a walk down the
+  // entities (sql_filter.h, kRangeProbeLimit and RangeWalkWindow). False: the page is the
+  // collection's (few matches, or a window that did not hold a page); *page is then undefined.
+  Result<bool> WalkRange(const QueryRequest& r, StorePage* page, std::uint64_t* scanned) {
+    VEIL_ASSIGN_OR_RETURN(const std::optional<Window> window, RangeWindow(r, scanned));
+    if (!window) return false;
+    Compiled c = CompileSelect(r, *window);
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
+    BindAll(*s, c.params);
+    *page = StorePage{};
+    VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page->entities, &page->more));
+    *scanned += Scanned(*s);
+    return page->more || window->low == 0;
+  }
+
+  // The window a page of one attribute's range walks, or nullopt when it collects.
+  Result<std::optional<Window>> RangeWindow(const QueryRequest& r, std::uint64_t* scanned) {
+    if (r.filter == nullptr) return std::optional<Window>();
+    const auto range = sql::AttributeRange(*r.filter);
+    if (range.empty()) return std::optional<Window>();
+    {
+      std::vector<Param> params;
+      Dialect d(&params);
+      std::string table, conditions;
+      Check(sql::CompileRangeDriver(range, d, &table, &conditions));
+      if (r.before_id > 0) {
+        conditions += " AND a.entity_id < ?";
+        params.push_back(r.before_id);
+      }
+      VEIL_ASSIGN_OR_RETURN(
+          auto s, Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " a WHERE " +
+                          conditions + " LIMIT " + std::to_string(sql::kRangeProbeLimit) + ")"));
+      BindAll(*s, params);
+      const std::uint64_t n = s->Step() ? s->ColU64(0) : 0;
+      VEIL_RETURN_IF_ERROR(s->status());
+      *scanned += Scanned(*s);
+      if (n < sql::kRangeProbeLimit) return std::optional<Window>();
+    }
+    Window w;
+    w.top = r.before_id;
+    if (w.top <= 0) {
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
+      w.top = s->Step() ? s->ColInt(0) : 1;
+      VEIL_RETURN_IF_ERROR(s->status());
+    }
+    w.low = std::max<std::int64_t>(
+        0, w.top - sql::RangeWalkWindow(w.top, static_cast<std::uint64_t>(r.limit) + 1));
+    return std::optional<Window>(w);
   }
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
     Compiled c;
     const auto driven = sql::SplitDriver(filter, ChooseDriver(filter));
+    const auto range =
+        driven ? std::vector<const query::Predicate*>() : sql::AttributeRange(filter);
     std::uint64_t nonlive = 0;
     if (driven) {
       // From the driver's index alone (sql_filter.h, CompileDrivenCount).
       Dialect d(&c.params);
       Check(sql::CompileDrivenCount(filter, *driven, d, at_block, cap + 1, &c.sql));
+    } else if (!range.empty()) {
+      // From the range's index alone (CompileRangeCount).
+      Dialect d(&c.params);
+      Check(sql::CompileRangeCount(range, d, at_block, cap + 1, &c.sql));
     } else {
       c.sql =
           "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
@@ -369,7 +442,7 @@ class SqliteStore final : public Store {
     StoreCount out;
     if (s->Step()) {
       out.count = s->ColU64(0);
-      if (driven) nonlive = s->ColU64(1);
+      if (driven || !range.empty()) nonlive = s->ColU64(1);
     }
     VEIL_RETURN_IF_ERROR(s->status());
     if (nonlive > out.count) return DataLoss("count: more non-live matches than matches");
@@ -452,7 +525,21 @@ class SqliteStore final : public Store {
   }
 
   Result<std::string> Explain(const QueryRequest& r) override {
-    Compiled c = CompileSelect(r);
+    ReadSnapshot snapshot(*this);
+    std::uint64_t scanned = 0;
+    VEIL_ASSIGN_OR_RETURN(const std::optional<Window> window, RangeWindow(r, &scanned));
+    std::string out;
+    if (window) {
+      // The walk, and the collection that serves the page when the window holds none.
+      VEIL_ASSIGN_OR_RETURN(out, ExplainCompiled(CompileSelect(r, *window)));
+      out = "walk of ids [" + std::to_string(window->low) + ", " + std::to_string(window->top) +
+            "), else the collection:\n" + out;
+    }
+    VEIL_ASSIGN_OR_RETURN(std::string collect, ExplainCompiled(CompileSelect(r)));
+    return out + collect;
+  }
+
+  Result<std::string> ExplainCompiled(const Compiled& c) {
     std::string out = "sql: " + c.sql + "\nparams:";
     for (const auto& p : c.params) {
       if (const auto* n = std::get_if<std::int64_t>(&p)) {
@@ -591,11 +678,6 @@ class SqliteStore final : public Store {
       "SELECT e.id, e.key, e.owner_id, e.creator_id, e.created_block, "
       "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change, e.attrs, "
       "e.flags FROM entities e";
-
-  struct Compiled {
-    std::string sql;
-    std::vector<Param> params;
-  };
 
   using StmtPtr = std::unique_ptr<Stmt>;
 
@@ -966,11 +1048,13 @@ class SqliteStore final : public Store {
   // A page: driven by an attribute equality when the filter has one (its index walked backwards
   // in id order, stopping after a page; docs/notes/ledger.md, "Query plans"), otherwise the
   // filter's id subqueries collected and sorted.
-  Compiled CompileSelect(const QueryRequest& r) {
+  Compiled CompileSelect(const QueryRequest& r, std::optional<Window> window = std::nullopt) {
     Compiled c;
     Dialect d(&c.params);
     std::optional<sql::DrivenFilter> driven;
-    if (r.filter != nullptr) driven = sql::SplitDriver(*r.filter, ChooseDriver(*r.filter));
+    if (r.filter != nullptr && !window) {
+      driven = sql::SplitDriver(*r.filter, ChooseDriver(*r.filter));
+    }
     const Projection& p = r.projection;
     c.sql = "SELECT e.id, e.key, ";
     // Owner and creator addresses as scalar subqueries, not joins: a join lets the planner start
@@ -999,12 +1083,25 @@ class SqliteStore final : public Store {
     c.params.push_back(I64(r.at_block));
     c.params.push_back(I64(r.at_block));
     const char* id = driven ? "a.entity_id" : "e.id";
-    if (r.before_id > 0) {
+    if (window) {
+      c.sql += " AND e.id < ? AND e.id >= ?";
+      c.params.push_back(window->top);
+      c.params.push_back(window->low);
+    } else if (r.before_id > 0) {
       c.sql += std::string(" AND ") + id + " < ?";
       c.params.push_back(r.before_id);
     }
     const query::Expr* rest = driven ? &driven->rest : r.filter;
-    if (rest != nullptr && rest->kind != query::Expr::Kind::kAll) {
+    if (window) {
+      // Each entity's attribute row probed by (entity_id, name): the value is compared as an
+      // expression, so that the (name, value) index, which would walk the whole range for every
+      // probe, is never the one chosen.
+      std::string probe_table, probe;
+      Check(sql::CompileRangeDriver(sql::AttributeRange(*r.filter), d, &probe_table, &probe,
+                                    sql::RangeColumn::kExpression));
+      c.sql += " AND EXISTS (SELECT 1 FROM " + probe_table + " a WHERE a.entity_id = e.id AND " +
+               probe + ")";
+    } else if (rest != nullptr && rest->kind != query::Expr::Kind::kAll) {
       c.sql += " AND (";
       Check(sql::CompileFilter(*rest, d, &c.sql));
       c.sql += ")";
@@ -1088,6 +1185,9 @@ class SqliteStore final : public Store {
     const char* True() const override { return "1"; }
     std::string Bytewise(const std::string& column) const override { return column; }  // BINARY
     bool MetaViaIdSubquery() const override { return true; }
+    std::string Unindexed(const std::string& column, bool /*numeric*/) const override {
+      return "+" + column;  // SQLite's unary plus: the value, and no index
+    }
 
    private:
     std::vector<Param>* params_;
