@@ -118,8 +118,7 @@ Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
                           SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
                           std::string* sql);
 // The same for a filter that is one attribute's range (AttributeRange): A from the range's index
-// entries alone, D's entities probed by (entity_id, name). Its plan does not depend on the
-// range's values.
+// entries alone, D's entities probed by (entity_id, name).
 Status CompileRangeCount(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
                          std::uint64_t at_block, std::uint64_t limit, std::string* sql);
 
