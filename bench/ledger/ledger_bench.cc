@@ -54,6 +54,8 @@
 //                         matches N/16 entities
 //     BroadRangePage200   Query(`score >= A`) with A in the lower quarter of the scores, limit
 //                         200: the first page of a lone range that matches 3/4 to all of N
+//     BroadGlobPage200    Query(`region ~ "r*"`), limit 200: the first page of a glob that
+//                         matches every entity
 //     In20                Query(`$key IN (20 keys)`): one statement
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
@@ -636,6 +638,7 @@ enum class Read {
   kPage200,
   kBroadPage200,
   kBroadRangePage200,
+  kBroadGlobPage200,
   kIn20,
   kCountSelective,
   kCountBroad,
@@ -649,6 +652,7 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kPage200, "Page200"},
     {Read::kBroadPage200, "BroadPage200"},
     {Read::kBroadRangePage200, "BroadRangePage200"},
+    {Read::kBroadGlobPage200, "BroadGlobPage200"},
     {Read::kIn20, "In20"},
     {Read::kCountSelective, "CountSelective"},
     {Read::kCountBroad, "CountBroad"},
@@ -706,6 +710,10 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
       q.attribute = "score";
       q.lo = Mix(rng++) % (kScoreRange / 4);
       q.text = "score >= " + std::to_string(q.lo);
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
+      break;
+    case Read::kBroadGlobPage200:
+      q.text = "region ~ \"r*\"";
       q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
       break;
     case Read::kIn20:

@@ -90,6 +90,39 @@ class Compiler {
     return Internal("query: unknown expression kind");
   }
 
+  // `column` compared by `p` (its values already type-checked by the parser).
+  Status Comparison(const std::string& column, const Predicate& p, bool biased, std::string* sql) {
+    if (p.op == CmpOp::kIn || p.op == CmpOp::kNotIn) {
+      VEIL_ASSIGN_OR_RETURN(std::string in, d_.InList(column, p.values, biased));
+      *sql += in;
+      return Status::Ok();
+    }
+    if (p.op == CmpOp::kGlob || p.op == CmpOp::kNotGlob) {
+      const std::string& pattern = std::get<std::string>(p.values[0]);
+      VEIL_ASSIGN_OR_RETURN(std::string match, d_.GlobMatch(column, pattern));
+      *sql += match;
+      // A literal prefix bounds the index range (a GLOB or regex on a bound parameter cannot).
+      std::string prefix;
+      for (char ch : pattern) {
+        if (ch == '*' || ch == '?' || ch == '[') break;
+        prefix.push_back(ch);
+      }
+      if (!prefix.empty()) {
+        VEIL_ASSIGN_OR_RETURN(std::string lo, d_.Bind(query::Literal(prefix), false));
+        *sql += " AND " + column + " >= " + lo;
+        const std::string upper = d_.PrefixUpperBound(prefix);
+        if (!upper.empty()) {
+          VEIL_ASSIGN_OR_RETURN(std::string hi, d_.Bind(query::Literal(upper), false));
+          *sql += " AND " + column + " < " + hi;
+        }
+      }
+      return Status::Ok();
+    }
+    VEIL_ASSIGN_OR_RETURN(std::string v, d_.Bind(p.values[0], biased));
+    *sql += column + OpSql(p.op) + v;
+    return Status::Ok();
+  }
+
  private:
   // An AND: range predicates on one column become one group, written where its first member
   // stood; everything else keeps its place.
@@ -183,39 +216,6 @@ class Compiler {
     }
     *sql += close;
     if (negated) *sql += ")";
-    return Status::Ok();
-  }
-
-  // `column` compared by `p` (its values already type-checked by the parser).
-  Status Comparison(const std::string& column, const Predicate& p, bool biased, std::string* sql) {
-    if (p.op == CmpOp::kIn || p.op == CmpOp::kNotIn) {
-      VEIL_ASSIGN_OR_RETURN(std::string in, d_.InList(column, p.values, biased));
-      *sql += in;
-      return Status::Ok();
-    }
-    if (p.op == CmpOp::kGlob || p.op == CmpOp::kNotGlob) {
-      const std::string& pattern = std::get<std::string>(p.values[0]);
-      VEIL_ASSIGN_OR_RETURN(std::string match, d_.GlobMatch(column, pattern));
-      *sql += match;
-      // A literal prefix bounds the index range (a GLOB or regex on a bound parameter cannot).
-      std::string prefix;
-      for (char ch : pattern) {
-        if (ch == '*' || ch == '?' || ch == '[') break;
-        prefix.push_back(ch);
-      }
-      if (!prefix.empty()) {
-        VEIL_ASSIGN_OR_RETURN(std::string lo, d_.Bind(query::Literal(prefix), false));
-        *sql += " AND " + column + " >= " + lo;
-        const std::string upper = d_.PrefixUpperBound(prefix);
-        if (!upper.empty()) {
-          VEIL_ASSIGN_OR_RETURN(std::string hi, d_.Bind(query::Literal(upper), false));
-          *sql += " AND " + column + " < " + hi;
-        }
-      }
-      return Status::Ok();
-    }
-    VEIL_ASSIGN_OR_RETURN(std::string v, d_.Bind(p.values[0], biased));
-    *sql += column + OpSql(p.op) + v;
     return Status::Ok();
   }
 
@@ -355,7 +355,9 @@ std::vector<const Predicate*> AttributeRange(const Expr& filter) {
            e.predicate.op != CmpOp::kEq && Mergeable(e);
   };
   std::vector<const Predicate*> out;
-  if (is_range(filter)) {
+  if (is_range(filter) ||
+      (filter.kind == Expr::Kind::kPredicate && filter.predicate.field == Field::kAttribute &&
+       filter.predicate.op == CmpOp::kGlob)) {
     out.push_back(&filter.predicate);
   } else if (filter.kind == Expr::Kind::kAnd) {
     for (const auto& c : filter.children) {
@@ -375,9 +377,11 @@ Status CompileRangeDriver(const std::vector<const Predicate*>& range, SqlDialect
   *conditions = "a.name = " + name;
   const std::string value =
       column == RangeColumn::kIndexed ? "a.value" : dialect.Unindexed("a.value", numeric);
+  const IdRef unused;
+  Compiler compiler(dialect, unused);
   for (const Predicate* p : range) {
-    VEIL_ASSIGN_OR_RETURN(std::string v, dialect.Bind(p->values[0], numeric));
-    *conditions += " AND " + value + std::string(OpSql(p->op)) + v;
+    *conditions += " AND ";
+    VEIL_RETURN_IF_ERROR(compiler.Comparison(value, *p, numeric, conditions));
   }
   return Status::Ok();
 }

@@ -78,8 +78,10 @@ std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t w
 Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
                      std::string* conditions);
 // A filter that is one attribute's range and nothing else: one comparison (<, <=, >, >=) on an
-// attribute, or a top-level AND of such comparisons on the same attribute and type. Its
-// comparisons (pointing into the filter), or empty when the filter is anything else.
+// attribute, or a top-level AND of such comparisons on the same attribute and type, or one glob
+// on an attribute (its literal prefix bounds the index range; without one, the range is the
+// attribute's whole index, tested by the pattern). Its predicates (pointing into the filter), or
+// empty when the filter is anything else.
 std::vector<const query::Predicate*> AttributeRange(const query::Expr& filter);
 // The range's table ("attr_num" or "attr_str") and its conditions on alias `a`: one index range
 // (kIndexed), or with the value compared as SqlDialect::Unindexed's expression (kExpression: for
