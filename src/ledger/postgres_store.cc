@@ -2076,7 +2076,8 @@ class PostgresStore final : public Store {
 
   // A parameter as an SQL literal of its type (text quoted by libpq); arrays have none here.
   Result<std::string> Literal(const PgParam& p) {
-    if (p.type == kInt8Oid) return Describe(p) + "::int8";
+    // Quoted: `-9223372036854775808::int8` would cast the positive number before negating it.
+    if (p.type == kInt8Oid) return "'" + Describe(p) + "'::int8";
     if (p.type == kByteaOid) return Describe(p) + "::bytea";
     if (p.type != kTextOid) return Internal("postgres: no literal for an array parameter");
     char* quoted = PQescapeLiteral(conn_, p.data.data(), p.data.size());
@@ -2147,7 +2148,11 @@ class PostgresStore final : public Store {
   Result<std::vector<Entity>> RangeRows(const QueryRequest& r,
                                         const std::vector<const query::Predicate*>& range,
                                         AttrSource src, bool* lacks_copy) {
+    // When the head's state is to travel with this read, it travels with each statement, so
+    // that the state the caller checks is the one beside the statement that made the page.
+    const bool carrying = carry_state_;
     const auto run = [&](const Compiled& c) {
+      if (carrying) CarryStateWithNextRead();
       return ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
     };
     VEIL_ASSIGN_OR_RETURN(const Compiled probe, RangeSelect(r, range, src, RangePlan::kProbe));
@@ -2217,8 +2222,12 @@ class PostgresStore final : public Store {
     switch (plan) {
       case RangePlan::kProbe: {
         const std::string limit = std::to_string(sql::kRangeProbeLimit);
+        // The top is never above the highest id + 1, whatever the cursor says (a cursor is a
+        // digest, not a secret: one naming 2^63 - 1 would otherwise make the walk, whose window
+        // is a count of rows, read every entity).
+        const std::string highest = "(SELECT COALESCE(max(id), 0) + 1 FROM entities)";
         const std::string top =
-            before.empty() ? "(SELECT COALESCE(max(id), 0) + 1 FROM entities)" : before + "::int8";
+            before.empty() ? highest : "least(" + before + "::int8, " + highest + ")";
         const std::string page = EntitySelect("SELECT e.* FROM n m" + by_id + live + " AND k.k < " +
                                                   limit + " ORDER BY e.id DESC LIMIT " + rows,
                                               "e.id DESC", r.projection, src, /*account_ids=*/true);

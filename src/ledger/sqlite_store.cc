@@ -401,13 +401,15 @@ class SqliteStore final : public Store {
       *scanned += Scanned(*s);
       if (n < sql::kRangeProbeLimit) return std::optional<Window>();
     }
+    // The top: the cursor, but never above the highest id + 1 (a cursor is a digest, not a
+    // secret, and may name any id).
     Window w;
-    w.top = r.before_id;
-    if (w.top <= 0) {
+    {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
       w.top = s->Step() ? s->ColInt(0) : 1;
       VEIL_RETURN_IF_ERROR(s->status());
     }
+    if (r.before_id > 0) w.top = std::min(w.top, r.before_id);
     w.low = std::max<std::int64_t>(
         0, w.top - sql::RangeWalkWindow(w.top, static_cast<std::uint64_t>(r.limit) + 1));
     return std::optional<Window>(w);
