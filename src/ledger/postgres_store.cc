@@ -1305,11 +1305,8 @@ class PostgresStore final : public Store {
     }
     // RangeRows' statements: the probe (the page when the range is narrow), the walk of the
     // window below the cursor (here as if from the top of the id space), the collection.
-    const std::int64_t top = r.before_id > 0 ? r.before_id : INT64_MAX / 2;
-    const Window window{
-        std::max<std::int64_t>(
-            0, top - sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1)),
-        top};
+    const sql::WalkWindow window = sql::RangeWalkWindow(
+        r.before_id > 0 ? r.before_id : INT64_MAX / 2, static_cast<std::uint64_t>(r.limit) + 1);
     std::string out;
     for (const auto& [plan, label] :
          {std::pair{RangePlan::kProbe, "probe"}, std::pair{RangePlan::kWalk, "walk"},
@@ -2172,12 +2169,12 @@ class PostgresStore final : public Store {
     }
     const std::int64_t top = first.Int(fields - 1);
     VEIL_RETURN_IF_ERROR(first.status());
-    const std::int64_t low = std::max<std::int64_t>(
-        0, top - sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1));
+    const sql::WalkWindow window =
+        sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
     VEIL_ASSIGN_OR_RETURN(const Compiled walk,
-                          RangeSelect(r, range, src, RangePlan::kWalk, Window{low, top}));
+                          RangeSelect(r, range, src, RangePlan::kWalk, window));
     VEIL_ASSIGN_OR_RETURN(res, run(walk));
-    if (static_cast<std::size_t>(PQntuples(res.get())) > r.limit || low == 0) {
+    if (static_cast<std::size_t>(PQntuples(res.get())) > r.limit || window.low == 0) {
       return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
     }
     VEIL_ASSIGN_OR_RETURN(const Compiled collect, RangeSelect(r, range, src, RangePlan::kCollect));
@@ -2186,9 +2183,6 @@ class PostgresStore final : public Store {
   }
 
   enum class RangePlan { kProbe, kWalk, kCollect };
-  struct Window {
-    std::int64_t low, top;  // the ids in [low, top)
-  };
 
   // The statements of RangeRows, each of whose plans its text fixes:
   // - kProbe: n, the range's index entries below the cursor up to the probe's limit (their entity
@@ -2205,15 +2199,17 @@ class PostgresStore final : public Store {
   //   match's row by its id (LATERAL), the live ones sorted by id.
   Result<Compiled> RangeSelect(const QueryRequest& r,
                                const std::vector<const query::Predicate*>& range, AttrSource src,
-                               RangePlan plan, Window window = {0, 0}) {
+                               RangePlan plan, sql::WalkWindow window = {}) {
     Compiled c;
     Dialect d(&c);
     std::string table, conditions;
     VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(
         range, d, &table, &conditions,
         plan == RangePlan::kWalk ? sql::RangeColumn::kExpression : sql::RangeColumn::kIndexed));
-    const std::string before = r.before_id > 0 ? c.Add(Int8(r.before_id)) : "";
-    if (plan != RangePlan::kWalk && !before.empty()) conditions += " AND a.entity_id < " + before;
+    // The walk starts below its window's top instead (the cursor or the highest id + 1).
+    const std::string before =
+        r.before_id > 0 && plan != RangePlan::kWalk ? c.Add(Int8(r.before_id)) : "";
+    if (!before.empty()) conditions += " AND a.entity_id < " + before;
     const std::string rows = c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
     const std::string at = c.Add(Int8(I64(r.at_block)));
     const std::string live = "e.expires_block > " + at + " AND e.created_block <= " + at;

@@ -386,14 +386,15 @@ Status CompileRangeDriver(const std::vector<const Predicate*>& range, SqlDialect
   return Status::Ok();
 }
 
-std::int64_t RangeWalkWindow(std::int64_t top, std::uint64_t rows) {
+WalkWindow RangeWalkWindow(std::int64_t top, std::uint64_t rows) {
   // In doubles: a cursor may name any id up to 2^63 - 1, whose product with rows overflows.
-  const double t = static_cast<double>(std::max<std::int64_t>(top, 0));
+  top = std::max<std::int64_t>(top, 0);
+  const double t = static_cast<double>(top);
   const double r = static_cast<double>(rows);
-  const double window =
+  const double size =
       std::max(static_cast<double>(kRangeWalkMinFactor) * r, std::ceil(std::sqrt(r * t)));
-  constexpr double kMax = 9.2e18;  // below 2^63
-  return static_cast<std::int64_t>(std::min(window, kMax));
+  if (size >= t) return WalkWindow{0, top};
+  return WalkWindow{top - static_cast<std::int64_t>(size), top};
 }
 
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect) {

@@ -95,16 +95,22 @@ Status CompileRangeDriver(const std::vector<const query::Predicate*>& range, Sql
 // or walk the entities down from the cursor and probe each one's attribute row, which finds a
 // page of `rows` rows after about rows * N / M entities (few when the range is broad). The stores
 // count the range's index entries below the cursor up to kRangeProbeLimit: fewer, and they
-// collect; otherwise they walk a window of RangeWalkWindow(top, rows) ids below `top` (the cursor,
-// or the highest id + 1), and collect after all when the window holds fewer than `rows` live
+// collect; otherwise they walk RangeWalkWindow(top, rows) below `top` (the cursor or the highest
+// id + 1, whichever is lower), and collect after all when the window holds fewer than `rows` live
 // matches and does not reach id 0. The window balances the two: a range too narrow for the walk
 // to fill a page in it has at most rows * N / window matches, so the wasted walk and the
 // collection that follows cost about the same, and the worst case is about 2 * sqrt(rows * N)
 // rows (N the ids below `top`) instead of N.
 inline constexpr std::uint64_t kRangeProbeLimit = 1000;
 inline constexpr std::uint64_t kRangeWalkMinFactor = 8;  // the window is at least 8 pages of ids
-// max(kRangeWalkMinFactor * rows, ceil(sqrt(rows * top))) (top < 0 counts as 0), at most 9.2e18.
-std::int64_t RangeWalkWindow(std::int64_t top, std::uint64_t rows);
+// The ids [low, top) a walk covers: top - low = max(kRangeWalkMinFactor * rows,
+// ceil(sqrt(rows * top))), low at least 0 (SQLite walks those ids; PostgreSQL the top - low rows
+// below top, which cover them). A walk that found fewer than `rows` matches is the whole answer
+// when low is 0.
+struct WalkWindow {
+  std::int64_t low = 0, top = 0;
+};
+WalkWindow RangeWalkWindow(std::int64_t top, std::uint64_t rows);
 
 // True when the compiled filter reads columns of `e` itself (a dialect that writes meta fields on
 // `e.` directly), so it cannot be evaluated from an id alone.

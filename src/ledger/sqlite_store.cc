@@ -334,11 +334,7 @@ class SqliteStore final : public Store {
     return a;
   }
 
-  // A walk's window (WalkRange): the ids in [low, top), walked down, the range tested on each
-  // by an index probe.
-  struct Window {
-    std::int64_t low = 0, top = 0;
-  };
+  using Window = sql::WalkWindow;  // WalkRange's ids, walked down, each probed by its index
   // A statement's text and its parameters, in order.
   struct Compiled {
     std::string sql;
@@ -403,16 +399,12 @@ class SqliteStore final : public Store {
     }
     // The top: the cursor, but never above the highest id + 1 (a cursor is a digest, not a
     // secret, and may name any id).
-    Window w;
-    {
-      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
-      w.top = s->Step() ? s->ColInt(0) : 1;
-      VEIL_RETURN_IF_ERROR(s->status());
-    }
-    if (r.before_id > 0) w.top = std::min(w.top, r.before_id);
-    w.low = std::max<std::int64_t>(
-        0, w.top - sql::RangeWalkWindow(w.top, static_cast<std::uint64_t>(r.limit) + 1));
-    return std::optional<Window>(w);
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
+    std::int64_t top = s->Step() ? s->ColInt(0) : 1;
+    VEIL_RETURN_IF_ERROR(s->status());
+    if (r.before_id > 0) top = std::min(top, r.before_id);
+    return std::optional<Window>(
+        sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1));
   }
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
