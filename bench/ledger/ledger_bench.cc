@@ -56,11 +56,15 @@
 //                         200: the first page of a lone range that matches 3/4 to all of N
 //     BroadGlobPage200    Query(`region ~ "r*"`), limit 200: the first page of a glob that
 //                         matches every entity
+//     BroadAndPage200     Query(`score >= A && idx >= B`), A as in BroadRangePage200 and B in the
+//                         lower quarter of the ids, limit 200: two broad ranges, neither narrow
+//                         enough to drive (3/5 to all of N match)
 //     In20                Query(`$key IN (20 keys)`): one statement
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
 //                         above N = 10^4
 //     CountBroadRange     Count(`score >= A`), A as in BroadRangePage200: capped above N = 10^4
+//     CountBroadAnd       Count of BroadAndPage200's filter: capped above N = 10^4
 //   BM_Engine_Sqlite_<Read>/N           for GetByAttribute, RangeQuery and Page200: the same reads
 //                                       over the same file by a bare SQLite connection, one
 //                                       statement, columns copied out (BM_EngineRead): the engine's
@@ -639,10 +643,12 @@ enum class Read {
   kBroadPage200,
   kBroadRangePage200,
   kBroadGlobPage200,
+  kBroadAndPage200,
   kIn20,
   kCountSelective,
   kCountBroad,
   kCountBroadRange,
+  kCountBroadAnd,
 };
 
 constexpr std::pair<Read, const char*> kReads[] = {
@@ -653,10 +659,12 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kBroadPage200, "BroadPage200"},
     {Read::kBroadRangePage200, "BroadRangePage200"},
     {Read::kBroadGlobPage200, "BroadGlobPage200"},
+    {Read::kBroadAndPage200, "BroadAndPage200"},
     {Read::kIn20, "In20"},
     {Read::kCountSelective, "CountSelective"},
     {Read::kCountBroad, "CountBroad"},
     {Read::kCountBroadRange, "CountBroadRange"},
+    {Read::kCountBroadAnd, "CountBroadAnd"},
 };
 
 std::string KeyHex(std::uint64_t i) {
@@ -716,6 +724,14 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
       q.text = "region ~ \"r*\"";
       q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
       break;
+    case Read::kBroadAndPage200:
+    case Read::kCountBroadAnd: {
+      const std::uint64_t score = Mix(rng++) % (kScoreRange / 4);
+      const std::uint64_t idx = n >= 4 ? Mix(rng++) % (n / 4) : 0;
+      q.text = "score >= " + std::to_string(score) + " && idx >= " + std::to_string(idx);
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n / 2, 200));
+      break;
+    }
     case Read::kIn20:
       q.text = "$key IN (";
       for (int k = 0; k < 20; ++k) q.text += (k == 0 ? "" : ", ") + KeyHex(Mix(rng++) % n);
@@ -753,7 +769,7 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
       }
       ++rows;
     } else if (kind == Read::kCountSelective || kind == Read::kCountBroad ||
-               kind == Read::kCountBroadRange) {
+               kind == Read::kCountBroadRange || kind == Read::kCountBroadAnd) {
       const QueryCase q = MakeQuery(kind, n, rng);
       auto r = lat.Time([&] { return api.Count(q.text); });
       if (!r.ok()) {
@@ -782,7 +798,7 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
   const auto iters = static_cast<double>(state.iterations());
   if (iters > 0) {
     const bool counting = kind == Read::kCountSelective || kind == Read::kCountBroad ||
-                          kind == Read::kCountBroadRange;
+                          kind == Read::kCountBroadRange || kind == Read::kCountBroadAnd;
     state.counters[counting ? "count" : "rows"] = static_cast<double>(rows) / iters;
     if (counting) state.counters["capped"] = static_cast<double>(capped) / iters;
     // Per entity returned or counted, where a call covers more than one.

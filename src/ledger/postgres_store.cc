@@ -1213,18 +1213,24 @@ class PostgresStore final : public Store {
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
+    std::vector<sql::Driver> drivers = sql::Drivers(filter);
+    std::optional<sql::Driver> driver;
+    if (!drivers.empty()) {
+      // The driver with the fewest index entries, each counted up to cap + 1 in one statement
+      // (the count probes its driver's entries until cap + 1 pass: never more than it has).
+      std::size_t which = 0;
+      if (drivers.size() > 1) {
+        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                              FewestBelow(drivers, 0, cap + 1));
+        which = best.value_or(0);
+      }
+      driver = std::move(drivers[which]);
+    }
     Compiled c;
     Dialect d(&c);
-    auto driven = sql::SplitDriver(filter);
-    if (driven && sql::ReadsEntityColumns(driven->rest, d)) driven.reset();
-    const auto range =
-        driven ? std::vector<const query::Predicate*>() : sql::AttributeRange(filter);
-    if (driven) {
-      // From the driver's index alone (sql_filter.h, CompileDrivenCount).
-      VEIL_RETURN_IF_ERROR(sql::CompileDrivenCount(filter, *driven, d, at_block, cap + 1, &c.sql));
-    } else if (!range.empty()) {
-      // From the range's index alone (CompileRangeCount).
-      VEIL_RETURN_IF_ERROR(sql::CompileRangeCount(range, d, at_block, cap + 1, &c.sql));
+    if (driver) {
+      // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
+      VEIL_RETURN_IF_ERROR(sql::CompileDrivenCount(filter, *driver, d, at_block, cap + 1, &c.sql));
     } else {
       c.sql =
           "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
@@ -1297,21 +1303,24 @@ class PostgresStore final : public Store {
   }
 
   Result<std::string> Explain(const QueryRequest& r) override {
-    const auto range = r.filter != nullptr ? sql::AttributeRange(*r.filter)
-                                           : std::vector<const query::Predicate*>();
-    if (range.empty()) {
+    std::vector<sql::Driver> drivers;
+    if (r.filter != nullptr) drivers = sql::Drivers(*r.filter);
+    const auto range = std::find_if(drivers.begin(), drivers.end(),
+                                    [](const sql::Driver& d) { return !d.equality; });
+    if (range == drivers.end()) {
       VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
       return ExplainCompiled(c);
     }
-    // RangeRows' statements: the probe (the page when the range is narrow), the walk of the
-    // window below the cursor (here as if from the top of the id space), the collection.
+    // RangeRows' statements for the first range: the probe (the page when the driver is narrow),
+    // the walk of the window below the cursor (here as if from the top of the id space), the
+    // collection (by this driver, or the one with the fewest entries).
     const sql::WalkWindow window = sql::RangeWalkWindow(
         r.before_id > 0 ? r.before_id : INT64_MAX / 2, static_cast<std::uint64_t>(r.limit) + 1);
     std::string out;
     for (const auto& [plan, label] :
          {std::pair{RangePlan::kProbe, "probe"}, std::pair{RangePlan::kWalk, "walk"},
           std::pair{RangePlan::kCollect, "collection"}}) {
-      VEIL_ASSIGN_OR_RETURN(Compiled c, RangeSelect(r, range, AttrSource::kRowCopy, plan, window));
+      VEIL_ASSIGN_OR_RETURN(Compiled c, RangeSelect(r, *range, AttrSource::kRowCopy, plan, window));
       VEIL_ASSIGN_OR_RETURN(std::string one, ExplainCompiled(c, /*generic=*/true));
       out += (out.empty() ? "" : std::string(label) + ":\n") + one;
     }
@@ -2076,12 +2085,44 @@ class PostgresStore final : public Store {
     // Quoted: `-9223372036854775808::int8` would cast the positive number before negating it.
     if (p.type == kInt8Oid) return "'" + Describe(p) + "'::int8";
     if (p.type == kByteaOid) return Describe(p) + "::bytea";
-    if (p.type != kTextOid) return Internal("postgres: no literal for an array parameter");
+    if (p.type == kInt8ArrayOid || p.type == kTextArrayOid || p.type == kByteaArrayOid) {
+      return ArrayLiteral(p);
+    }
+    if (p.type != kTextOid) return Internal("postgres: no literal for this parameter type");
     char* quoted = PQescapeLiteral(conn_, p.data.data(), p.data.size());
     if (quoted == nullptr) return ConnectionError("escape");
     std::string out = std::string(quoted) + "::text";
     PQfreemem(quoted);
     return out;
+  }
+
+  // An array parameter (ArrayParam's one-dimensional binary form) as `ARRAY[...]::type[]`.
+  Result<std::string> ArrayLiteral(const PgParam& p) {
+    const std::string& d = p.data;
+    const auto be32 = [&](std::size_t at) {
+      return static_cast<std::uint32_t>(GetBe(d.data() + at, 4));
+    };
+    const char* type = p.type == kInt8ArrayOid   ? "int8"
+                       : p.type == kTextArrayOid ? "text"
+                                                 : "bytea";
+    if (d.size() < 12) return Internal("postgres: a short array parameter");
+    const Oid element = be32(8);
+    std::string out = "ARRAY[";
+    if (be32(0) == 1) {
+      if (d.size() < 20) return Internal("postgres: a short array parameter");
+      const std::uint32_t n = be32(12);
+      std::size_t at = 20;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        if (d.size() < at + 4) return Internal("postgres: a short array parameter");
+        const std::uint32_t len = be32(at);
+        at += 4;
+        if (d.size() - at < len) return Internal("postgres: a short array parameter");
+        VEIL_ASSIGN_OR_RETURN(const std::string one, Literal(PgParam{element, d.substr(at, len)}));
+        out += (i > 0 ? ", " : "") + one;
+        at += len;
+      }
+    }
+    return out + "]::" + type + "[]";
   }
 
   static std::string Describe(const PgParam& p) {
@@ -2119,11 +2160,26 @@ class PostgresStore final : public Store {
   }
 
   Result<std::vector<Entity>> QueryRows(const QueryRequest& r, AttrSource src, bool* lacks_copy) {
-    if (r.filter != nullptr) {
-      const auto range = sql::AttributeRange(*r.filter);
-      if (!range.empty()) return RangeRows(r, range, src, lacks_copy);
+    std::vector<sql::Driver> drivers;
+    if (r.filter != nullptr) drivers = sql::Drivers(*r.filter);
+    const auto range = std::find_if(drivers.begin(), drivers.end(),
+                                    [](const sql::Driver& d) { return !d.equality; });
+    // A filter without a range, glob or IN list on an attribute is the planner's (its
+    // statistics choose among the equalities); one with such a driver takes RangeRows' plans,
+    // driven by the driver with the fewest index entries when another has fewer than the
+    // probe's limit (one statement more), else by its first range.
+    std::optional<sql::Driver> equality;
+    if (range != drivers.end()) {
+      auto which = static_cast<std::size_t>(range - drivers.begin());
+      if (drivers.size() > 1) {
+        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                              FewestBelow(drivers, r.before_id, sql::kRangeProbeLimit));
+        if (best) which = *best;
+      }
+      if (!drivers[which].equality) return RangeRows(r, drivers, which, src, lacks_copy);
+      equality = std::move(drivers[which]);
     }
-    VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r, src));
+    VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r, src, equality ? &*equality : nullptr));
     // A filter of equalities plans the same whatever its values (index probes), so its plan is
     // kept (a prepared statement). Anything else with a range, a glob or a negation is planned
     // with its values every time (ExecPlannedPerCall says why).
@@ -2133,18 +2189,68 @@ class PostgresStore final : public Store {
     return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
   }
 
-  // A page of one attribute's range (sql::AttributeRange; sql_filter.h, kRangeProbeLimit and
-  // RangeWalkWindow; docs/notes/ledger.md, "Query plans"), in up to three statements, each of
-  // whose plans its text fixes, so each is prepared and its generic plan kept (planning a range
-  // for its own values cost 0.3-0.5 ms a call in a statement log, more than the rest of a range
-  // of 50). The first counts the range's index entries below the cursor up to the probe's
-  // limit and, when there are fewer, is the page (RangeSelect's kProbe); otherwise the walk of a
-  // window of ids is (kWalk), and when its window holds no page, the collection (kCollect). A
+  // The driver with the fewest index entries below the cursor when one has fewer than `limit`
+  // (counted up to `limit` each, in one statement), else nullopt.
+  Result<std::optional<std::size_t>> FewestBelow(const std::vector<sql::Driver>& drivers,
+                                                 std::int64_t before_id, std::uint64_t limit) {
+    Compiled c;
+    Dialect d(&c);
+    const std::string lim =
+        c.Add(Int8(static_cast<std::int64_t>(std::min<std::uint64_t>(limit, INT64_MAX))));
+    const std::string before = before_id > 0 ? c.Add(Int8(before_id)) : "";
+    c.sql = "SELECT ";
+    for (std::size_t i = 0; i < drivers.size(); ++i) {
+      std::string table, conditions;
+      VEIL_RETURN_IF_ERROR(
+          sql::CompileRangeDriver(drivers[i].Predicates(), d, &table, &conditions));
+      if (!before.empty()) conditions += " AND a.entity_id < " + before;
+      c.sql += (i ? ", " : "") + std::string("(SELECT count(*) FROM (SELECT 1 FROM ") + table +
+               " a WHERE " + conditions + " LIMIT " + lim + ") t)";
+    }
+    VEIL_ASSIGN_OR_RETURN(auto res, ExecCached(c.sql, c.params, /*may_carry=*/false,
+                                               /*force_generic=*/true));
+    if (PQntuples(res.get()) != 1 || PQnfields(res.get()) != static_cast<int>(drivers.size())) {
+      return DataLoss("postgres: a drivers' count returned no row");
+    }
+    Row row(res.get(), 0);
+    std::optional<std::size_t> best;
+    std::uint64_t fewest = limit;
+    for (std::size_t i = 0; i < drivers.size(); ++i) {
+      const std::uint64_t n = row.U64(static_cast<int>(i));
+      if (n < fewest) {
+        fewest = n;
+        best = i;
+      }
+    }
+    VEIL_RETURN_IF_ERROR(row.status());
+    return best;
+  }
+
+  // FewestBelow with a limit that starts at `from` and doubles until one driver falls short of
+  // it or it reaches `to`: about 2 * drivers * M index entries (M the fewest's, or `to`).
+  Result<std::optional<std::size_t>> FewestEscalating(const std::vector<sql::Driver>& drivers,
+                                                      std::int64_t before_id, std::uint64_t from,
+                                                      std::uint64_t to) {
+    for (std::uint64_t limit = from;; limit *= 2) {
+      VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                            FewestBelow(drivers, before_id, limit));
+      if (best || limit >= to || limit > (std::uint64_t{1} << 62)) return best;
+    }
+  }
+
+  // A page driven by drivers[which], a range, glob or IN list on an attribute (sql::Drivers;
+  // sql_filter.h, kRangeProbeLimit and RangeWalkWindow; docs/notes/ledger.md, "Query plans"),
+  // the rest of the filter probed on each entity, in up to three statements (four when the
+  // filter has several drivers), each of whose plans its text fixes, so each is prepared and
+  // its generic plan kept (planning a range for its own values cost 0.3-0.5 ms a call in a
+  // statement log, more than the rest of a range of 50). The first counts the driver's index
+  // entries below the cursor up to the probe's limit and, when there are fewer, is the page
+  // (RangeSelect's kProbe); otherwise the walk of a window of ids is (kWalk), and when its
+  // window holds no page, the collection (kCollect) by the driver with the fewest entries. A
   // statement with all three behind one-time filters took 80-90 us more server time a narrow
   // range than the probe alone: PostgreSQL sets up every branch's plan however few run.
-  Result<std::vector<Entity>> RangeRows(const QueryRequest& r,
-                                        const std::vector<const query::Predicate*>& range,
-                                        AttrSource src, bool* lacks_copy) {
+  Result<std::vector<Entity>> RangeRows(const QueryRequest& r, std::vector<sql::Driver>& drivers,
+                                        std::size_t which, AttrSource src, bool* lacks_copy) {
     // When the head's state is to travel with this read, it travels with each statement, so
     // that the state the caller checks is the one beside the statement that made the page.
     const bool carrying = carry_state_;
@@ -2152,7 +2258,8 @@ class PostgresStore final : public Store {
       if (carrying) CarryStateWithNextRead();
       return ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
     };
-    VEIL_ASSIGN_OR_RETURN(const Compiled probe, RangeSelect(r, range, src, RangePlan::kProbe));
+    const sql::Driver& driver = drivers[which];
+    VEIL_ASSIGN_OR_RETURN(const Compiled probe, RangeSelect(r, driver, src, RangePlan::kProbe));
     VEIL_ASSIGN_OR_RETURN(auto res, run(probe));
     // Its last two columns: the entries counted, and the top of the walk's window.
     const int fields = PQnfields(res.get());
@@ -2172,12 +2279,29 @@ class PostgresStore final : public Store {
     const sql::WalkWindow window =
         sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
     VEIL_ASSIGN_OR_RETURN(const Compiled walk,
-                          RangeSelect(r, range, src, RangePlan::kWalk, window));
+                          RangeSelect(r, driver, src, RangePlan::kWalk, window));
     VEIL_ASSIGN_OR_RETURN(res, run(walk));
     if (static_cast<std::size_t>(PQntuples(res.get())) > r.limit || window.low == 0) {
       return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
     }
-    VEIL_ASSIGN_OR_RETURN(const Compiled collect, RangeSelect(r, range, src, RangePlan::kCollect));
+    // Every driver has at least the probe's limit of entries (or it would have driven): the
+    // collection's driver is the one with the fewest, whose collection probes M entities
+    // (against the 2 * drivers * M index entries its choice counts). With a meta-field conjunct,
+    // which may be the narrowest, the planner's collection instead.
+    if (sql::HasMetaConjunct(*r.filter)) {
+      VEIL_ASSIGN_OR_RETURN(const Compiled planned, CompileSelect(r, src));
+      if (carrying) CarryStateWithNextRead();
+      VEIL_ASSIGN_OR_RETURN(res, ExecPlannedPerCall(planned.sql, planned.params));
+      return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
+    }
+    if (drivers.size() > 1) {
+      VEIL_ASSIGN_OR_RETURN(
+          const std::optional<std::size_t> best,
+          FewestEscalating(drivers, r.before_id, 2 * sql::kRangeProbeLimit, ~std::uint64_t{0}));
+      if (best) which = *best;
+    }
+    VEIL_ASSIGN_OR_RETURN(const Compiled collect,
+                          RangeSelect(r, drivers[which], src, RangePlan::kCollect));
     VEIL_ASSIGN_OR_RETURN(res, run(collect));
     return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
   }
@@ -2197,14 +2321,14 @@ class PostgresStore final : public Store {
   //   never the one chosen); the outer LIMIT stops the walk after a page.
   // - kCollect: the range's index rows in a subquery that cannot be flattened (OFFSET 0), each
   //   match's row by its id (LATERAL), the live ones sorted by id.
-  Result<Compiled> RangeSelect(const QueryRequest& r,
-                               const std::vector<const query::Predicate*>& range, AttrSource src,
+  // Each tests the rest of the filter on each entity by probes of its rows (sql::ProbeRef).
+  Result<Compiled> RangeSelect(const QueryRequest& r, const sql::Driver& driver, AttrSource src,
                                RangePlan plan, sql::WalkWindow window = {}) {
     Compiled c;
     Dialect d(&c);
     std::string table, conditions;
     VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(
-        range, d, &table, &conditions,
+        driver.Predicates(), d, &table, &conditions,
         plan == RangePlan::kWalk ? sql::RangeColumn::kExpression : sql::RangeColumn::kIndexed));
     // The walk starts below its window's top instead (the cursor or the highest id + 1).
     const std::string before =
@@ -2212,7 +2336,12 @@ class PostgresStore final : public Store {
     if (!before.empty()) conditions += " AND a.entity_id < " + before;
     const std::string rows = c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
     const std::string at = c.Add(Int8(I64(r.at_block)));
-    const std::string live = "e.expires_block > " + at + " AND e.created_block <= " + at;
+    std::string live = "e.expires_block > " + at + " AND e.created_block <= " + at;
+    if (driver.rest.kind != query::Expr::Kind::kAll) {
+      live += " AND (";
+      VEIL_RETURN_IF_ERROR(sql::CompileFilter(driver.rest, d, &live, sql::ProbeRef("e.id")));
+      live += ")";
+    }
     const std::string by_id =
         " CROSS JOIN LATERAL (SELECT * FROM entities x WHERE x.id = m.entity_id OFFSET 0) e WHERE ";
     switch (plan) {
@@ -2254,15 +2383,27 @@ class PostgresStore final : public Store {
     return Internal("postgres: unknown range plan");
   }
 
-  Result<Compiled> CompileSelect(const QueryRequest& r, AttrSource src = AttrSource::kRowCopy) {
+  // `equality`: the driver (one of the filter's equalities); null: the filter's first equality,
+  // if any.
+  Result<Compiled> CompileSelect(const QueryRequest& r, AttrSource src = AttrSource::kRowCopy,
+                                 const sql::Driver* equality = nullptr) {
     Compiled c;
     Dialect d(&c);
-    std::optional<sql::DrivenFilter> driven;
-    if (r.filter != nullptr) driven = sql::SplitDriver(*r.filter);
+    std::optional<sql::Driver> driven;
+    if (equality != nullptr) {
+      driven = *equality;
+    } else if (r.filter != nullptr) {
+      for (auto& one : sql::Drivers(*r.filter)) {
+        if (one.equality) {
+          driven = std::move(one);
+          break;
+        }
+      }
+    }
     std::string inner;
     if (driven) {
       std::string table, conditions;
-      VEIL_RETURN_IF_ERROR(sql::CompileDriver(*driven->driver, d, &table, &conditions));
+      VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(driven->Predicates(), d, &table, &conditions));
       inner = "SELECT e.* FROM " + table + " a JOIN entities e ON e.id = a.entity_id WHERE " +
               conditions + " AND ";
     } else {
@@ -2327,6 +2468,7 @@ class PostgresStore final : public Store {
       return column + " COLLATE \"C\"";
     }
     bool MetaViaIdSubquery() const override { return false; }
+    const char* ProbeEnd() const override { return " OFFSET 0"; }
     std::string Unindexed(const std::string& column, bool numeric) const override {
       return "(" + column + (numeric ? " + 0)" : " || '')");
     }

@@ -175,8 +175,8 @@ class Compiler {
         *sql += OpenSubquery(biased ? "attr_num" : "attr_str", "entity_id");
         VEIL_ASSIGN_OR_RETURN(std::string name, d_.Bind(query::Literal(p.name), false));
         *sql += "name = " + name + " AND ";
-        column = "value";
-        close = ")";
+        column = ref_.unindexed ? d_.Unindexed("value", biased) : "value";
+        close = ref_.exists ? std::string(d_.ProbeEnd()) + ")" : ")";
         break;
       }
       case Field::kKey:
@@ -199,6 +199,7 @@ class Compiler {
         const char* col = p.field == Field::kExpiresAt ? "expires_block" : "created_block";
         *sql += sub ? OpenSubquery("entities", "id") : "(";
         column = sub ? std::string(col) : std::string("e.") + col;
+        if (ref_.unindexed) column = d_.Unindexed(column, true);
         close = ")";
         break;
       }
@@ -228,6 +229,18 @@ bool IsDriver(const Expr& e) {
          e.predicate.op == CmpOp::kEq;
 }
 
+// An attribute comparison that merges into a range (not an equality, which drives alone).
+bool IsRangePart(const Expr& e) {
+  return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
+         e.predicate.op != CmpOp::kEq && Mergeable(e);
+}
+
+// An attribute predicate whose index entries are its candidate matches, alone: a glob or an IN.
+bool IsLoneIndexed(const Expr& e) {
+  return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
+         (e.predicate.op == CmpOp::kGlob || e.predicate.op == CmpOp::kIn);
+}
+
 }  // namespace
 
 Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql,
@@ -235,48 +248,85 @@ Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string
   return Compiler(dialect, ref).Expression(filter, sql);
 }
 
-std::vector<std::size_t> DriverCandidates(const query::Expr& filter) {
-  std::vector<std::size_t> out;
-  if (IsDriver(filter)) {
-    out.push_back(0);
-  } else if (filter.kind == Expr::Kind::kAnd) {
-    for (std::size_t i = 0; i < filter.children.size(); ++i) {
-      if (IsDriver(filter.children[i])) out.push_back(i);
-    }
+std::vector<const Predicate*> Driver::Predicates() const {
+  std::vector<const Predicate*> out;
+  if (index.kind == Expr::Kind::kPredicate) {
+    out.push_back(&index.predicate);
+  } else {
+    for (const auto& c : index.children) out.push_back(&c.predicate);
   }
   return out;
 }
 
-std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t which) {
-  DrivenFilter out;
-  if (IsDriver(filter)) {
-    out.driver = &filter.predicate;
+std::vector<Driver> Drivers(const Expr& filter) {
+  std::vector<Driver> out;
+  if (filter.kind == Expr::Kind::kPredicate) {
+    if (IsDriver(filter) || IsRangePart(filter) || IsLoneIndexed(filter)) {
+      Driver d;
+      d.index = filter;
+      d.equality = IsDriver(filter);
+      out.push_back(std::move(d));
+    }
     return out;
   }
-  if (filter.kind != Expr::Kind::kAnd) return std::nullopt;
-  if (which == 0) {
-    const auto candidates = DriverCandidates(filter);
-    if (candidates.empty()) return std::nullopt;
-    which = candidates[0];
+  if (filter.kind != Expr::Kind::kAnd) return out;
+  const auto& children = filter.children;
+  std::vector<std::vector<std::size_t>> groups;  // each driver's conjuncts
+  std::vector<bool> taken(children.size(), false);
+  for (std::size_t i = 0; i < children.size(); ++i) {
+    if (taken[i]) continue;
+    if (IsDriver(children[i]) || IsLoneIndexed(children[i])) {
+      groups.push_back({i});
+    } else if (IsRangePart(children[i])) {
+      groups.push_back({i});
+      for (std::size_t j = i + 1; j < children.size(); ++j) {
+        if (!taken[j] && IsRangePart(children[j]) &&
+            SameColumn(children[i].predicate, children[j].predicate)) {
+          groups.back().push_back(j);
+          taken[j] = true;
+        }
+      }
+    }
   }
-  if (which >= filter.children.size() || !IsDriver(filter.children[which])) return std::nullopt;
-  out.driver = &filter.children[which].predicate;
-  std::vector<Expr> others;
-  for (std::size_t j = 0; j < filter.children.size(); ++j) {
-    if (j != which) others.push_back(filter.children[j]);
-  }
-  if (others.size() == 1) {
-    out.rest = std::move(others[0]);
-  } else {
-    out.rest.kind = Expr::Kind::kAnd;
-    out.rest.children = std::move(others);
+  for (const auto& group : groups) {
+    Driver d;
+    d.equality = IsDriver(children[group[0]]);
+    std::vector<bool> in_group(children.size(), false);
+    for (std::size_t i : group) in_group[i] = true;
+    std::vector<Expr> others;
+    if (group.size() == 1) {
+      d.index = children[group[0]];
+    } else {
+      d.index.kind = Expr::Kind::kAnd;
+      for (std::size_t i : group) d.index.children.push_back(children[i]);
+    }
+    for (std::size_t j = 0; j < children.size(); ++j) {
+      if (!in_group[j]) others.push_back(children[j]);
+    }
+    if (others.size() == 1) {
+      d.rest = std::move(others[0]);
+    } else if (others.size() > 1) {
+      d.rest.kind = Expr::Kind::kAnd;
+      d.rest.children = std::move(others);
+    }
+    out.push_back(std::move(d));
   }
   return out;
+}
+
+bool HasMetaConjunct(const Expr& filter) {
+  const auto meta = [](const Expr& e) {
+    return e.kind == Expr::Kind::kPredicate && e.predicate.field != Field::kAttribute &&
+           e.predicate.field != Field::kContentType && e.predicate.op != CmpOp::kNotIn &&
+           e.predicate.op != CmpOp::kNotGlob;
+  };
+  if (filter.kind != Expr::Kind::kAnd) return meta(filter);
+  return std::any_of(filter.children.begin(), filter.children.end(), meta);
 }
 
 namespace {
 
-// The statement of CompileDrivenCount and CompileRangeCount: A over `matches` (the index rows'
+// The statement of CompileDrivenCount: A over `matches` (the index rows'
 // "FROM ... WHERE ...", its values bound already: placeholders bind in text order), at most
 // `limit` + D, and D, the entities not live at `at_block` that `probe` (which appends a test of
 // e.id) accepts. D is written twice (in the LIMIT and as the second column).
@@ -302,70 +352,25 @@ Status CountStatement(const std::string& matches, const std::function<Status(std
 
 }  // namespace
 
-Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
-                          SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
-                          std::string* sql) {
+Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
+                          std::uint64_t at_block, std::uint64_t limit, std::string* sql) {
   std::string table, conditions;
-  VEIL_RETURN_IF_ERROR(CompileDriver(*driven.driver, dialect, &table, &conditions));
-  std::string matches = "FROM " + table + " a WHERE " + conditions;
-  if (driven.rest.kind != Expr::Kind::kAll) {
-    IdRef by_id;
-    by_id.id = "a.entity_id";
+  VEIL_RETURN_IF_ERROR(CompileRangeDriver(driver.Predicates(), dialect, &table, &conditions));
+  std::string matches = "FROM " + table + " a";
+  // A rest that reads the entity's own columns (PostgreSQL's meta fields) reads its row.
+  const bool row = ReadsEntityColumns(driver.rest, dialect);
+  if (row) matches += " JOIN entities e ON e.id = a.entity_id";
+  matches += " WHERE " + conditions;
+  if (driver.rest.kind != Expr::Kind::kAll) {
     matches += " AND (";
-    VEIL_RETURN_IF_ERROR(CompileFilter(driven.rest, dialect, &matches, by_id));
+    VEIL_RETURN_IF_ERROR(
+        CompileFilter(driver.rest, dialect, &matches, ProbeRef(row ? "e.id" : "a.entity_id")));
     matches += ")";
   }
   const auto probe = [&](std::string* out) {
-    IdRef probe_ref;
-    probe_ref.exists = true;
-    return CompileFilter(filter, dialect, out, probe_ref);
+    return CompileFilter(filter, dialect, out, ProbeRef("e.id"));
   };
   return CountStatement(matches, probe, dialect, at_block, limit, sql);
-}
-
-Status CompileRangeCount(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
-                         std::uint64_t at_block, std::uint64_t limit, std::string* sql) {
-  std::string table, conditions;
-  VEIL_RETURN_IF_ERROR(CompileRangeDriver(range, dialect, &table, &conditions));
-  const auto probe = [&](std::string* out) -> Status {
-    std::string probe_table, probe_conditions;
-    VEIL_RETURN_IF_ERROR(CompileRangeDriver(range, dialect, &probe_table, &probe_conditions,
-                                            RangeColumn::kExpression));
-    *out += "EXISTS (SELECT 1 FROM " + probe_table + " a WHERE a.entity_id = e.id AND " +
-            probe_conditions + ")";
-    return Status::Ok();
-  };
-  return CountStatement("FROM " + table + " a WHERE " + conditions, probe, dialect, at_block, limit,
-                        sql);
-}
-
-Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
-                     std::string* conditions) {
-  const bool numeric = Numeric(driver);
-  *table = numeric ? "attr_num" : "attr_str";
-  VEIL_ASSIGN_OR_RETURN(std::string name, dialect.Bind(query::Literal(driver.name), false));
-  VEIL_ASSIGN_OR_RETURN(std::string value, dialect.Bind(driver.values[0], numeric));
-  *conditions = "a.name = " + name + " AND a.value = " + value;
-  return Status::Ok();
-}
-
-std::vector<const Predicate*> AttributeRange(const Expr& filter) {
-  const auto is_range = [](const Expr& e) {
-    return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
-           e.predicate.op != CmpOp::kEq && Mergeable(e);
-  };
-  std::vector<const Predicate*> out;
-  if (is_range(filter) ||
-      (filter.kind == Expr::Kind::kPredicate && filter.predicate.field == Field::kAttribute &&
-       filter.predicate.op == CmpOp::kGlob)) {
-    out.push_back(&filter.predicate);
-  } else if (filter.kind == Expr::Kind::kAnd) {
-    for (const auto& c : filter.children) {
-      if (!is_range(c) || (!out.empty() && !SameColumn(*out[0], c.predicate))) return {};
-      out.push_back(&c.predicate);
-    }
-  }
-  return out;
 }
 
 Status CompileRangeDriver(const std::vector<const Predicate*>& range, SqlDialect& dialect,

@@ -45,62 +45,72 @@ class SqlDialect {
   // `column` as an expression of the same value that no index serves (a probe by another index
   // must not be turned into a walk of this one).
   virtual std::string Unindexed(const std::string& column, bool numeric) const = 0;
+  // Text that ends a correlated EXISTS probe's subquery so that it stays a probe, run once per
+  // outer row, instead of a join the planner may turn into a scan of the probed table
+  // (PostgreSQL: ` OFFSET 0`, which keeps it from pulling the EXISTS up into a semi-join).
+  virtual const char* ProbeEnd() const { return ""; }
 };
 
 // The entity id the predicates test, and how: `ID IN (SELECT entity_id ...)` subqueries (the
 // planner may materialise a subquery's matches, which suits a scan driven by one of them), or
 // correlated `EXISTS (SELECT 1 ... WHERE entity_id = ID ...)` probes (one index probe per row of
 // a scan that something else drives).
+// With `unindexed`, every compared column is written as SqlDialect::Unindexed's expression, so
+// that a probe of one entity's rows by its id never turns into a walk of a value index.
 struct IdRef {
   std::string id = "e.id";
   bool exists = false;
+  bool unindexed = false;
 };
+// The reference of a probe: correlated EXISTS on `id`, no value index.
+inline IdRef ProbeRef(std::string id) { return IdRef{std::move(id), true, true}; }
 
 // Appends the WHERE-clause text for `filter` to *sql.
 Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql,
                      const IdRef& ref = {});
 
-// A filter split into a driving attribute equality and the rest of a top-level AND. The driver's
-// index (name, value, entity_id) yields its matches in entity-id order, so a page walks it
-// backwards and stops after a page of live matches, and a count reads the index alone, instead
-// of collecting every match first (which costs time in proportion to the matches).
-struct DrivenFilter {
-  const query::Predicate* driver = nullptr;  // points into the filter it was split from
-  query::Expr rest;                          // Kind::kAll when the driver is the whole filter
+// A conjunct that can drive a page (docs/notes/ledger.md, "Query plans"): an attribute equality,
+// or one attribute's range (comparisons on one attribute and type, merged), or a glob or an IN
+// list on an attribute, each of whose index entries is a candidate match; with the rest of the
+// filter's top-level AND, which the plans test on each candidate by probes (ProbeRef).
+struct Driver {
+  query::Expr index;  // the conjunct: a predicate, or an AND of one attribute's comparisons
+  query::Expr rest;   // Kind::kAll when the driver is the whole filter
+  bool equality = false;
+  // The index conjunct's predicates (pointing into `index`).
+  std::vector<const query::Predicate*> Predicates() const;
 };
-// The attribute equalities that could drive the filter: the filter itself, or the children of its
-// top-level AND (indexes into filter.children).
-std::vector<std::size_t> DriverCandidates(const query::Expr& filter);
-// The filter driven by candidate `which` (an entry of DriverCandidates, or 0 for a filter that is
-// itself an equality); nullopt when there is none.
-std::optional<DrivenFilter> SplitDriver(const query::Expr& filter, std::size_t which = 0);
-// The driver's table ("attr_num" or "attr_str") and its conditions on alias `a`.
-Status CompileDriver(const query::Predicate& driver, SqlDialect& dialect, std::string* table,
-                     std::string* conditions);
-// A filter that is one attribute's range and nothing else: one comparison (<, <=, >, >=) on an
-// attribute, or a top-level AND of such comparisons on the same attribute and type, or one glob
-// on an attribute (its literal prefix bounds the index range; without one, the range is the
-// attribute's whole index, tested by the pattern). Its predicates (pointing into the filter), or
-// empty when the filter is anything else.
-std::vector<const query::Predicate*> AttributeRange(const query::Expr& filter);
-// The range's table ("attr_num" or "attr_str") and its conditions on alias `a`: one index range
-// (kIndexed), or with the value compared as SqlDialect::Unindexed's expression (kExpression: for
-// a probe of one entity's row by (entity_id, name)).
+// The drivers of `filter`, in the order of their first conjunct (none: a filter that is not an
+// AND of such conjuncts and others, e.g. an OR or a NOT at the top, or only meta fields).
+std::vector<Driver> Drivers(const query::Expr& filter);
+
+// True when the filter, or a conjunct of its top-level AND, is a predicate on a meta field with
+// an index of its own ($key, $owner, $creator, $expiresAt, $createdAtBlock): such a conjunct may
+// be the narrowest, but is no driver (its index is not an attribute's), so a collection whose
+// driver would be an attribute leaves the order to the planner's collection instead.
+bool HasMetaConjunct(const query::Expr& filter);
+
+// A driver's table ("attr_num" or "attr_str") and its conditions on alias `a` (`range`: its
+// predicates, all on one attribute and type): one index range (kIndexed), or with the value
+// compared as SqlDialect::Unindexed's expression (kExpression: for a probe of one entity's row
+// by (entity_id, name)).
 enum class RangeColumn { kIndexed, kExpression };
 Status CompileRangeDriver(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
                           std::string* table, std::string* conditions,
                           RangeColumn column = RangeColumn::kIndexed);
-// A page of one attribute's range has two plans (docs/notes/ledger.md, "Query plans"): collect
-// the range's matches from its index and sort them by id (time in proportion to the matches M),
-// or walk the entities down from the cursor and probe each one's attribute row, which finds a
-// page of `rows` rows after about rows * N / M entities (few when the range is broad). The stores
-// count the range's index entries below the cursor up to kRangeProbeLimit: fewer, and they
-// collect; otherwise they walk RangeWalkWindow(top, rows) below `top` (the cursor or the highest
-// id + 1, whichever is lower), and collect after all when the window holds fewer than `rows` live
-// matches and does not reach id 0. The window balances the two: a range too narrow for the walk
+// A page has these plans (docs/notes/ledger.md, "Query plans"): collect a driver's index entries
+// and sort their entities by id, each probed for the rest (time in proportion to the entries M;
+// an equality's entries come in id order, so its walk down the index stops after a page), or
+// walk the entities down from the cursor and probe each one for the whole filter, which finds a
+// page of `rows` rows after about rows * N / F entities (F the filter's matches: few walked when
+// the filter is broad). The stores count each driver's index entries below the cursor up to
+// kRangeProbeLimit: the one with the fewest drives when it has fewer; otherwise, when a driver
+// is a range, they walk RangeWalkWindow(top, rows) below `top` (the cursor or the highest id + 1,
+// whichever is lower), and collect after all when the window holds fewer than `rows` live
+// matches and does not reach id 0. The window balances the two: a filter too narrow for the walk
 // to fill a page in it has at most rows * N / window matches, so the wasted walk and the
 // collection that follows cost about the same, and the worst case is about 2 * sqrt(rows * N)
-// rows (N the ids below `top`) instead of N.
+// rows (N the ids below `top`) instead of N, for a lone range (whose matches are its entries).
 inline constexpr std::uint64_t kRangeProbeLimit = 1000;
 inline constexpr std::uint64_t kRangeWalkMinFactor = 8;  // the window is at least 8 pages of ids
 // The ids [low, top) a walk covers: top - low = max(kRangeWalkMinFactor * rows,
@@ -117,17 +127,12 @@ WalkWindow RangeWalkWindow(std::int64_t top, std::uint64_t rows);
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 
 // The count of a filter's live matches at `at_block`, capped, without reading an entity row per
-// match: one statement returning two columns, A = the driver's index matches that pass the rest
-// (live or not), at most `limit` + D, and D = the matches among the entities that are not live at
-// `at_block` (expired but not yet swept, or created later: few, found through the expiry and
-// creation indexes). The live count is A - D; it exceeds `limit` - 1 exactly when A - D does.
-// Only for a DrivenFilter whose rest does not read entity columns (ReadsEntityColumns).
-Status CompileDrivenCount(const query::Expr& filter, const DrivenFilter& driven,
-                          SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
-                          std::string* sql);
-// The same for a filter that is one attribute's range (AttributeRange): A from the range's index
-// entries alone, D's entities probed by (entity_id, name).
-Status CompileRangeCount(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
-                         std::uint64_t at_block, std::uint64_t limit, std::string* sql);
+// match: one statement returning two columns, A = the driver's index entries whose entities pass
+// the rest (probed; live or not), at most `limit` + D, and D = the matches among the entities
+// that are not live at `at_block` (expired but not yet swept, or created later: few, found
+// through the expiry and creation indexes). The live count is A - D; it exceeds `limit` - 1
+// exactly when A - D does.
+Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
+                          std::uint64_t at_block, std::uint64_t limit, std::string* sql);
 
 }  // namespace veil::ledger::sql

@@ -30,9 +30,6 @@ std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ kBia
 std::uint64_t Unbiased(std::int64_t v) { return static_cast<std::uint64_t>(v) ^ kBias; }
 std::int64_t I64(std::uint64_t v) { return static_cast<std::int64_t>(v); }
 
-// A driver candidate's matches are counted up to this many when choosing the driver.
-constexpr std::uint64_t kDriverProbeLimit = 1000;
-
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS blocks(
@@ -334,94 +331,177 @@ class SqliteStore final : public Store {
     return a;
   }
 
-  using Window = sql::WalkWindow;  // WalkRange's ids, walked down, each probed by its index
+  using Window = sql::WalkWindow;  // a walk's ids, walked down, each entity probed
   // A statement's text and its parameters, in order.
   struct Compiled {
     std::string sql;
     std::vector<Param> params;
   };
 
+  // How a page is read (sql_filter.h, Drivers and kRangeProbeLimit; docs/notes/ledger.md,
+  // "Query plans").
+  struct Plan {
+    // The index that drives: an equality's entries walked down in id order (joined), or a
+    // range's entries collected and sorted; the rest of the filter probed on each. None: the
+    // filter's id subqueries collected and sorted.
+    std::optional<sql::Driver> driver;
+    // First a walk of these ids down, the whole filter probed on each entity; when it holds no
+    // page and does not reach id 0, the driver's collection.
+    std::optional<Window> window;
+    // The rest tested by probes of each candidate's rows (a driver chosen by its count, so few
+    // candidates, or a walk); false: by the rest's id subqueries, which the planner may collect
+    // once (a narrow meta field's index, say) while an equality's index is walked down.
+    bool probe_rest = true;
+  };
+
   Result<StorePage> Query(const QueryRequest& r) override {
     ReadSnapshot snapshot(*this);
-    StorePage page;
     std::uint64_t scanned = 0;
-    VEIL_ASSIGN_OR_RETURN(const bool walked, WalkRange(r, &page, &scanned));
-    if (!walked) {
-      Compiled c = CompileSelect(r);
-      VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
-      BindAll(*s, c.params);
-      page = StorePage{};
-      VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page.entities, &page.more));
-      scanned += Scanned(*s);
+    VEIL_ASSIGN_OR_RETURN(Plan plan, ChoosePlan(r, &scanned));
+    StorePage page;
+    VEIL_RETURN_IF_ERROR(ReadPage(r, CompileSelect(r, plan), &page, &scanned));
+    if (plan.window && !page.more && plan.window->low > 0) {
+      VEIL_RETURN_IF_ERROR(ChooseCollection(r, &plan, &scanned));
+      VEIL_RETURN_IF_ERROR(ReadPage(r, CompileSelect(r, plan), &page, &scanned));
     }
     page.stats.rows_scanned = scanned + page.entities.size();
     for (const auto& e : page.entities) page.stats.bytes_returned += ReturnedBytes(e);
     return page;
   }
 
-  // A page of one attribute's range with many matches below the cursor, from a walk down the
-  // entities (sql_filter.h, kRangeProbeLimit and RangeWalkWindow). False: the page is the
-  // collection's (few matches, or a window that did not hold a page); *page is then undefined.
-  Result<bool> WalkRange(const QueryRequest& r, StorePage* page, std::uint64_t* scanned) {
-    VEIL_ASSIGN_OR_RETURN(const std::optional<Window> window, RangeWindow(r, scanned));
-    if (!window) return false;
-    Compiled c = CompileSelect(r, *window);
+  // The driver with the fewest index entries below the cursor when one has fewer than `limit`
+  // (counted up to `limit` each), else nullopt.
+  Result<std::optional<std::size_t>> FewestBelow(const std::vector<sql::Driver>& drivers,
+                                                 std::int64_t before_id, std::uint64_t limit,
+                                                 std::uint64_t* scanned) {
+    std::optional<std::size_t> best;
+    std::uint64_t fewest = limit;
+    for (std::size_t i = 0; i < drivers.size(); ++i) {
+      std::vector<Param> params;
+      Dialect d(&params);
+      std::string table, conditions;
+      Check(sql::CompileRangeDriver(drivers[i].Predicates(), d, &table, &conditions));
+      if (before_id > 0) {
+        conditions += " AND a.entity_id < ?";
+        params.push_back(before_id);
+      }
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table +
+                                            " a WHERE " + conditions + " LIMIT ?)"));
+      params.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(fewest, INT64_MAX)));
+      BindAll(*s, params);
+      const std::uint64_t n = s->Step() ? s->ColU64(0) : 0;
+      VEIL_RETURN_IF_ERROR(s->status());
+      *scanned += Scanned(*s);
+      if (n < fewest) {
+        fewest = n;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  // FewestBelow with a limit that starts at `from` and doubles until one driver falls short of
+  // it or it reaches `to`: about 2 * drivers * M index entries (M the fewest's, or `to`).
+  Result<std::optional<std::size_t>> FewestEscalating(const std::vector<sql::Driver>& drivers,
+                                                      std::int64_t before_id, std::uint64_t from,
+                                                      std::uint64_t to, std::uint64_t* scanned) {
+    for (std::uint64_t limit = from;; limit *= 2) {
+      VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                            FewestBelow(drivers, before_id, limit, scanned));
+      if (best || limit >= to || limit > (std::uint64_t{1} << 62)) return best;
+    }
+  }
+
+  // The collection after a walk whose window held no page, when every driver has at least
+  // kRangeProbeLimit entries: the driver with the fewest, whose collection probes M entities
+  // (against the 2 * drivers * M index entries its choice reads).
+  // With a meta-field conjunct, which may be the narrowest, the filter's own collection.
+  Status ChooseCollection(const QueryRequest& r, Plan* plan, std::uint64_t* scanned) {
+    plan->window.reset();
+    if (sql::HasMetaConjunct(*r.filter)) {
+      plan->driver.reset();
+      return Status::Ok();
+    }
+    std::vector<sql::Driver> drivers = sql::Drivers(*r.filter);
+    if (drivers.size() < 2) return Status::Ok();
+    VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                          FewestEscalating(drivers, r.before_id, 2 * sql::kRangeProbeLimit,
+                                           ~std::uint64_t{0}, scanned));
+    if (best) plan->driver = std::move(drivers[*best]);
+    return Status::Ok();
+  }
+
+  Status ReadPage(const QueryRequest& r, const Compiled& c, StorePage* page,
+                  std::uint64_t* scanned) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
     BindAll(*s, c.params);
     *page = StorePage{};
     VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page->entities, &page->more));
     *scanned += Scanned(*s);
-    return page->more || window->low == 0;
+    return Status::Ok();
   }
 
-  // The window a page of one attribute's range walks, or nullopt when it collects.
-  Result<std::optional<Window>> RangeWindow(const QueryRequest& r, std::uint64_t* scanned) {
-    if (r.filter == nullptr) return std::optional<Window>();
-    const auto range = sql::AttributeRange(*r.filter);
-    if (range.empty()) return std::optional<Window>();
-    {
-      std::vector<Param> params;
-      Dialect d(&params);
-      std::string table, conditions;
-      Check(sql::CompileRangeDriver(range, d, &table, &conditions));
-      if (r.before_id > 0) {
-        conditions += " AND a.entity_id < ?";
-        params.push_back(r.before_id);
-      }
-      VEIL_ASSIGN_OR_RETURN(
-          auto s, Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " a WHERE " +
-                          conditions + " LIMIT " + std::to_string(sql::kRangeProbeLimit) + ")"));
-      BindAll(*s, params);
-      const std::uint64_t n = s->Step() ? s->ColU64(0) : 0;
-      VEIL_RETURN_IF_ERROR(s->status());
-      *scanned += Scanned(*s);
-      if (n < sql::kRangeProbeLimit) return std::optional<Window>();
+  // A page's plan. A lone equality drives by its index. Otherwise each driver's index entries
+  // below the cursor are counted up to kRangeProbeLimit: the one with the fewest drives, unless
+  // every one has that many, when a range's page comes from a walk of the entities (few are
+  // walked when the filter is broad; RangeWalkWindow bounds the waste when it is not), and an
+  // equality's from its index walked down.
+  Result<Plan> ChoosePlan(const QueryRequest& r, std::uint64_t* scanned) {
+    Plan plan;
+    if (r.filter == nullptr) return plan;
+    std::vector<sql::Driver> drivers = sql::Drivers(*r.filter);
+    if (drivers.empty()) return plan;
+    if (drivers.size() == 1 && drivers[0].equality) {
+      plan.driver = std::move(drivers[0]);
+      plan.probe_rest = false;
+      return plan;
     }
+    VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                          FewestBelow(drivers, r.before_id, sql::kRangeProbeLimit, scanned));
+    if (best) {
+      plan.driver = std::move(drivers[*best]);
+      return plan;
+    }
+    const auto range = std::find_if(drivers.begin(), drivers.end(),
+                                    [](const sql::Driver& d) { return !d.equality; });
+    if (range == drivers.end()) {
+      plan.driver = std::move(drivers[0]);
+      plan.probe_rest = false;
+      return plan;
+    }
+    plan.driver = std::move(*range);
     // The top: the cursor, but never above the highest id + 1 (a cursor is a digest, not a
     // secret, and may name any id).
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
     std::int64_t top = s->Step() ? s->ColInt(0) : 1;
     VEIL_RETURN_IF_ERROR(s->status());
     if (r.before_id > 0) top = std::min(top, r.before_id);
-    return std::optional<Window>(
-        sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1));
+    plan.window = sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
+    return plan;
   }
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
     Compiled c;
-    const auto driven = sql::SplitDriver(filter, ChooseDriver(filter));
-    const auto range =
-        driven ? std::vector<const query::Predicate*>() : sql::AttributeRange(filter);
+    std::uint64_t scanned = 0;
+    std::vector<sql::Driver> drivers = sql::Drivers(filter);
+    std::optional<sql::Driver> driver;
+    if (!drivers.empty()) {
+      // The driver with the fewest index entries, each counted up to cap + 1 (the count probes
+      // its driver's entries until cap + 1 pass: never more than the driver has).
+      std::size_t which = 0;
+      if (drivers.size() > 1) {
+        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                              FewestBelow(drivers, 0, cap + 1, &scanned));
+        which = best.value_or(0);
+      }
+      driver = std::move(drivers[which]);
+    }
     std::uint64_t nonlive = 0;
-    if (driven) {
-      // From the driver's index alone (sql_filter.h, CompileDrivenCount).
+    if (driver) {
+      // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       Dialect d(&c.params);
-      Check(sql::CompileDrivenCount(filter, *driven, d, at_block, cap + 1, &c.sql));
-    } else if (!range.empty()) {
-      // From the range's index alone (CompileRangeCount).
-      Dialect d(&c.params);
-      Check(sql::CompileRangeCount(range, d, at_block, cap + 1, &c.sql));
+      Check(sql::CompileDrivenCount(filter, *driver, d, at_block, cap + 1, &c.sql));
     } else {
       c.sql =
           "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
@@ -436,12 +516,12 @@ class SqliteStore final : public Store {
     StoreCount out;
     if (s->Step()) {
       out.count = s->ColU64(0);
-      if (driven || !range.empty()) nonlive = s->ColU64(1);
+      if (driver) nonlive = s->ColU64(1);
     }
     VEIL_RETURN_IF_ERROR(s->status());
     if (nonlive > out.count) return DataLoss("count: more non-live matches than matches");
     out.count -= nonlive;
-    out.stats.rows_scanned = Scanned(*s) + out.count + nonlive;
+    out.stats.rows_scanned = scanned + Scanned(*s) + out.count + nonlive;
     if (out.count > cap) {
       out.count = cap;
       out.capped = true;
@@ -521,15 +601,16 @@ class SqliteStore final : public Store {
   Result<std::string> Explain(const QueryRequest& r) override {
     ReadSnapshot snapshot(*this);
     std::uint64_t scanned = 0;
-    VEIL_ASSIGN_OR_RETURN(const std::optional<Window> window, RangeWindow(r, &scanned));
+    VEIL_ASSIGN_OR_RETURN(Plan plan, ChoosePlan(r, &scanned));
     std::string out;
-    if (window) {
+    if (plan.window) {
       // The walk, and the collection that serves the page when the window holds none.
-      VEIL_ASSIGN_OR_RETURN(out, ExplainCompiled(CompileSelect(r, *window)));
-      out = "walk of ids [" + std::to_string(window->low) + ", " + std::to_string(window->top) +
-            "), else the collection:\n" + out;
+      VEIL_ASSIGN_OR_RETURN(out, ExplainCompiled(CompileSelect(r, plan)));
+      out = "walk of ids [" + std::to_string(plan.window->low) + ", " +
+            std::to_string(plan.window->top) + "), else the collection:\n" + out;
+      VEIL_RETURN_IF_ERROR(ChooseCollection(r, &plan, &scanned));
     }
-    VEIL_ASSIGN_OR_RETURN(std::string collect, ExplainCompiled(CompileSelect(r)));
+    VEIL_ASSIGN_OR_RETURN(std::string collect, ExplainCompiled(CompileSelect(r, plan)));
     return out + collect;
   }
 
@@ -1039,16 +1120,14 @@ class SqliteStore final : public Store {
 
   // ---- Query compilation: AST -> SQL with bound parameters only. ----
 
-  // A page: driven by an attribute equality when the filter has one (its index walked backwards
-  // in id order, stopping after a page; docs/notes/ledger.md, "Query plans"), otherwise the
-  // filter's id subqueries collected and sorted.
-  Compiled CompileSelect(const QueryRequest& r, std::optional<Window> window = std::nullopt) {
+  // A page's statement for `plan` (ChoosePlan).
+  Compiled CompileSelect(const QueryRequest& r, const Plan& plan) {
     Compiled c;
     Dialect d(&c.params);
-    std::optional<sql::DrivenFilter> driven;
-    if (r.filter != nullptr && !window) {
-      driven = sql::SplitDriver(*r.filter, ChooseDriver(*r.filter));
-    }
+    const bool walk = plan.window.has_value();
+    // An equality's index is the outer loop, walked down in id order; a range's matches are
+    // collected through its id subquery and sorted.
+    const bool joined = !walk && plan.driver && plan.driver->equality;
     const Projection& p = r.projection;
     c.sql = "SELECT e.id, e.key, ";
     // Owner and creator addresses as scalar subqueries, not joins: a join lets the planner start
@@ -1062,74 +1141,59 @@ class SqliteStore final : public Store {
     c.sql += p.attributes ? "e.last_change, e.attrs, " : "e.last_change, NULL, ";
     c.sql += p.flags ? "e.flags FROM " : "0 FROM ";
     std::string table, conditions;
-    if (driven) {
-      Check(sql::CompileDriver(*driven->driver, d, &table, &conditions));
+    if (joined) {
+      Check(sql::CompileRangeDriver(plan.driver->Predicates(), d, &table, &conditions));
       // CROSS JOIN fixes the order: the driver's index is the outer loop.
       c.sql += table + " a CROSS JOIN entities e ON e.id = a.entity_id";
     } else {
       c.sql += "entities e";
     }
     c.sql += " WHERE ";
-    if (driven) c.sql += conditions + " AND ";
+    if (joined) c.sql += conditions + " AND ";
     // The unary + keeps the planner off the expiry and creation indexes for the liveness terms,
     // which match nearly every row; the filter's own predicates choose the index.
     c.sql += "+e.expires_block > ? AND +e.created_block <= ?";
     c.params.push_back(I64(r.at_block));
     c.params.push_back(I64(r.at_block));
-    const char* id = driven ? "a.entity_id" : "e.id";
-    if (window) {
+    const char* id = joined ? "a.entity_id" : "e.id";
+    if (walk) {
       c.sql += " AND e.id < ? AND e.id >= ?";
-      c.params.push_back(window->top);
-      c.params.push_back(window->low);
+      c.params.push_back(plan.window->top);
+      c.params.push_back(plan.window->low);
     } else if (r.before_id > 0) {
       c.sql += std::string(" AND ") + id + " < ?";
       c.params.push_back(r.before_id);
     }
-    const query::Expr* rest = driven ? &driven->rest : r.filter;
-    if (window) {
-      // Each entity's attribute row probed by (entity_id, name): the value is compared as an
-      // expression, so that the (name, value) index, which would walk the whole range for every
-      // probe, is never the one chosen.
-      std::string probe_table, probe;
-      Check(sql::CompileRangeDriver(sql::AttributeRange(*r.filter), d, &probe_table, &probe,
-                                    sql::RangeColumn::kExpression));
-      c.sql += " AND EXISTS (SELECT 1 FROM " + probe_table + " a WHERE a.entity_id = e.id AND " +
-               probe + ")";
-    } else if (rest != nullptr && rest->kind != query::Expr::Kind::kAll) {
+    // Probes of one entity's rows by its id compare values as expressions, so that a value
+    // index, which would walk the whole range for every probe, is never the one chosen.
+    const auto probe = [&](const query::Expr& e) {
+      if (e.kind == query::Expr::Kind::kAll) return;
       c.sql += " AND (";
-      Check(sql::CompileFilter(*rest, d, &c.sql));
+      Check(sql::CompileFilter(e, d, &c.sql, sql::ProbeRef("e.id")));
+      c.sql += ")";
+    };
+    if (walk) {
+      probe(*r.filter);
+    } else if (plan.driver) {
+      if (!joined) {
+        c.sql += " AND ";
+        Check(sql::CompileFilter(plan.driver->index, d, &c.sql));
+      }
+      if (plan.probe_rest) {
+        probe(plan.driver->rest);
+      } else if (plan.driver->rest.kind != query::Expr::Kind::kAll) {
+        c.sql += " AND (";
+        Check(sql::CompileFilter(plan.driver->rest, d, &c.sql));
+        c.sql += ")";
+      }
+    } else if (r.filter != nullptr && r.filter->kind != query::Expr::Kind::kAll) {
+      c.sql += " AND (";
+      Check(sql::CompileFilter(*r.filter, d, &c.sql));
       c.sql += ")";
     }
     c.sql += std::string(" ORDER BY ") + id + " DESC LIMIT ?";
     c.params.push_back(static_cast<std::int64_t>(r.limit + 1));
     return c;
-  }
-
-  // Of several attribute equalities under one AND, the one with the fewest matches drives (a
-  // capped count on each one's index; SQLite keeps no statistics here). 0: the first or none.
-  std::size_t ChooseDriver(const query::Expr& filter) {
-    const auto candidates = sql::DriverCandidates(filter);
-    if (candidates.size() < 2) return 0;
-    std::size_t best = candidates[0];
-    std::uint64_t fewest = ~std::uint64_t{0};
-    for (std::size_t i : candidates) {
-      const query::Predicate& p = filter.children[i].predicate;
-      std::vector<Param> params;
-      Dialect d(&params);
-      std::string table, conditions;
-      Check(sql::CompileDriver(p, d, &table, &conditions));
-      auto s = Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table + " a WHERE " + conditions +
-                       " LIMIT " + std::to_string(kDriverProbeLimit) + ")");
-      if (!s.ok()) return 0;
-      BindAll(**s, params);
-      const std::uint64_t n = (*s)->Step() ? (*s)->ColU64(0) : 0;
-      if (!(*s)->status().ok()) return 0;
-      if (n < fewest) {
-        fewest = n;
-        best = i;
-      }
-    }
-    return best;
   }
 
   // The parser has type-checked every value, so SQLite's dialect cannot fail.
