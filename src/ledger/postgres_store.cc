@@ -2226,18 +2226,6 @@ class PostgresStore final : public Store {
     return best;
   }
 
-  // FewestBelow with a limit that starts at `from` and doubles until one driver falls short of
-  // it or it reaches `to`: about 2 * drivers * M index entries (M the fewest's, or `to`).
-  Result<std::optional<std::size_t>> FewestEscalating(const std::vector<sql::Driver>& drivers,
-                                                      std::int64_t before_id, std::uint64_t from,
-                                                      std::uint64_t to) {
-    for (std::uint64_t limit = from;; limit *= 2) {
-      VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                            FewestBelow(drivers, before_id, limit));
-      if (best || limit >= to || limit > (std::uint64_t{1} << 62)) return best;
-    }
-  }
-
   // A page driven by drivers[which], a range, glob or IN list on an attribute (sql::Drivers;
   // sql_filter.h, kRangeProbeLimit and RangeWalkWindow; docs/notes/ledger.md, "Query plans"),
   // the rest of the filter probed on each entity, in up to three statements (four when the
@@ -2297,7 +2285,9 @@ class PostgresStore final : public Store {
     if (drivers.size() > 1) {
       VEIL_ASSIGN_OR_RETURN(
           const std::optional<std::size_t> best,
-          FewestEscalating(drivers, r.before_id, 2 * sql::kRangeProbeLimit, ~std::uint64_t{0}));
+          sql::FewestByDoubling(2 * sql::kRangeProbeLimit, [&](std::uint64_t limit) {
+            return FewestBelow(drivers, r.before_id, limit);
+          }));
       if (best) which = *best;
     }
     VEIL_ASSIGN_OR_RETURN(const Compiled collect,

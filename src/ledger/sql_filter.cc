@@ -154,7 +154,7 @@ class Compiler {
 
   // The opening of a subquery over `table` that tests the entity id (column `id_column` there).
   std::string OpenSubquery(const std::string& table, const char* id_column) const {
-    if (ref_.exists) {
+    if (ref_.probe) {
       return "EXISTS (SELECT 1 FROM " + table + " WHERE " + id_column + " = " + ref_.id + " AND ";
     }
     return ref_.id + " IN (SELECT " + id_column + " FROM " + table + " WHERE ";
@@ -175,8 +175,8 @@ class Compiler {
         *sql += OpenSubquery(biased ? "attr_num" : "attr_str", "entity_id");
         VEIL_ASSIGN_OR_RETURN(std::string name, d_.Bind(query::Literal(p.name), false));
         *sql += "name = " + name + " AND ";
-        column = ref_.unindexed ? d_.Unindexed("value", biased) : "value";
-        close = ref_.exists ? std::string(d_.ProbeEnd()) + ")" : ")";
+        column = ref_.probe ? d_.Unindexed("value", biased) : "value";
+        close = ref_.probe ? std::string(d_.ProbeEnd()) + ")" : ")";
         break;
       }
       case Field::kKey:
@@ -199,7 +199,7 @@ class Compiler {
         const char* col = p.field == Field::kExpiresAt ? "expires_block" : "created_block";
         *sql += sub ? OpenSubquery("entities", "id") : "(";
         column = sub ? std::string(col) : std::string("e.") + col;
-        if (ref_.unindexed) column = d_.Unindexed(column, true);
+        if (ref_.probe) column = d_.Unindexed(column, true);
         close = ")";
         break;
       }
@@ -400,6 +400,15 @@ WalkWindow RangeWalkWindow(std::int64_t top, std::uint64_t rows) {
       std::max(static_cast<double>(kRangeWalkMinFactor) * r, std::ceil(std::sqrt(r * t)));
   if (size >= t) return WalkWindow{0, top};
   return WalkWindow{top - static_cast<std::int64_t>(size), top};
+}
+
+Result<std::optional<std::size_t>> FewestByDoubling(
+    std::uint64_t from,
+    const std::function<Result<std::optional<std::size_t>>(std::uint64_t)>& fewest_below) {
+  for (std::uint64_t limit = std::max<std::uint64_t>(from, 1);; limit *= 2) {
+    VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best, fewest_below(limit));
+    if (best || limit > (std::uint64_t{1} << 62)) return best;
+  }
 }
 
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect) {

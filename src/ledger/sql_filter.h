@@ -11,7 +11,9 @@
 // Internal to the ledger's stores. Thread safety: a SqlDialect is used by one compilation.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,18 +54,16 @@ class SqlDialect {
 };
 
 // The entity id the predicates test, and how: `ID IN (SELECT entity_id ...)` subqueries (the
-// planner may materialise a subquery's matches, which suits a scan driven by one of them), or
-// correlated `EXISTS (SELECT 1 ... WHERE entity_id = ID ...)` probes (one index probe per row of
-// a scan that something else drives).
-// With `unindexed`, every compared column is written as SqlDialect::Unindexed's expression, so
-// that a probe of one entity's rows by its id never turns into a walk of a value index.
+// planner may materialise a subquery's matches, which suits a scan driven by one of them), or,
+// with `probe`, correlated `EXISTS (SELECT 1 ... WHERE entity_id = ID ...)` probes (one index
+// probe per row of a scan that something else drives), every compared column written as
+// SqlDialect::Unindexed's expression, so that a probe of one entity's rows by its id never turns
+// into a walk of a value index.
 struct IdRef {
   std::string id = "e.id";
-  bool exists = false;
-  bool unindexed = false;
+  bool probe = false;
 };
-// The reference of a probe: correlated EXISTS on `id`, no value index.
-inline IdRef ProbeRef(std::string id) { return IdRef{std::move(id), true, true}; }
+inline IdRef ProbeRef(std::string id) { return IdRef{std::move(id), true}; }
 
 // Appends the WHERE-clause text for `filter` to *sql.
 Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql,
@@ -121,6 +121,13 @@ struct WalkWindow {
   std::int64_t low = 0, top = 0;
 };
 WalkWindow RangeWalkWindow(std::int64_t top, std::uint64_t rows);
+// The driver with the fewest index entries when several have at least `from`: `fewest_below`
+// (the store's count of each driver up to a limit: the one with the fewest when one has fewer,
+// else nullopt) with a limit that starts at `from` and doubles until one driver falls short of
+// it, which reads about 2 * drivers * M index entries (M the fewest's).
+Result<std::optional<std::size_t>> FewestByDoubling(
+    std::uint64_t from,
+    const std::function<Result<std::optional<std::size_t>>(std::uint64_t)>& fewest_below);
 
 // True when the compiled filter reads columns of `e` itself (a dialect that writes meta fields on
 // `e.` directly), so it cannot be evaluated from an id alone.

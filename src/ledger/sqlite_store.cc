@@ -400,18 +400,6 @@ class SqliteStore final : public Store {
     return best;
   }
 
-  // FewestBelow with a limit that starts at `from` and doubles until one driver falls short of
-  // it or it reaches `to`: about 2 * drivers * M index entries (M the fewest's, or `to`).
-  Result<std::optional<std::size_t>> FewestEscalating(const std::vector<sql::Driver>& drivers,
-                                                      std::int64_t before_id, std::uint64_t from,
-                                                      std::uint64_t to, std::uint64_t* scanned) {
-    for (std::uint64_t limit = from;; limit *= 2) {
-      VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                            FewestBelow(drivers, before_id, limit, scanned));
-      if (best || limit >= to || limit > (std::uint64_t{1} << 62)) return best;
-    }
-  }
-
   // The collection after a walk whose window held no page, when every driver has at least
   // kRangeProbeLimit entries: the driver with the fewest, whose collection probes M entities
   // (against the 2 * drivers * M index entries its choice reads).
@@ -424,9 +412,11 @@ class SqliteStore final : public Store {
     }
     std::vector<sql::Driver> drivers = sql::Drivers(*r.filter);
     if (drivers.size() < 2) return Status::Ok();
-    VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                          FewestEscalating(drivers, r.before_id, 2 * sql::kRangeProbeLimit,
-                                           ~std::uint64_t{0}, scanned));
+    VEIL_ASSIGN_OR_RETURN(
+        const std::optional<std::size_t> best,
+        sql::FewestByDoubling(2 * sql::kRangeProbeLimit, [&](std::uint64_t limit) {
+          return FewestBelow(drivers, r.before_id, limit, scanned);
+        }));
     if (best) plan->driver = std::move(drivers[*best]);
     return Status::Ok();
   }
