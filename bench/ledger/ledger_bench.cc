@@ -59,12 +59,18 @@
 //     BroadAndPage200     Query(`score >= A && idx >= B`), A as in BroadRangePage200 and B in the
 //                         lower quarter of the ids, limit 200: two broad ranges, neither narrow
 //                         enough to drive (3/5 to all of N match)
+//     MetaAndPage200      Query(`score >= A && $createdAtBlock < 3`), A as in BroadRangePage200,
+//                         limit 200: a broad range beside a narrow meta field whose 400
+//                         matches are the oldest entities (the walk from the top finds none)
+//     OwnerAndPage200     Query(`$owner = P && score >= A`), P the population's one owner:
+//                         a broad meta field beside a broad range
 //     In20                Query(`$key IN (20 keys)`): one statement
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
 //                         above N = 10^4
 //     CountBroadRange     Count(`score >= A`), A as in BroadRangePage200: capped above N = 10^4
 //     CountBroadAnd       Count of BroadAndPage200's filter: capped above N = 10^4
+//     CountMetaAnd        Count of MetaAndPage200's filter: 300-400 matches at every N
 //   BM_Engine_Sqlite_<Read>/N           for GetByAttribute, RangeQuery and Page200: the same reads
 //                                       over the same file by a bare SQLite connection, one
 //                                       statement, columns copied out (BM_EngineRead): the engine's
@@ -644,11 +650,14 @@ enum class Read {
   kBroadRangePage200,
   kBroadGlobPage200,
   kBroadAndPage200,
+  kMetaAndPage200,
+  kOwnerAndPage200,
   kIn20,
   kCountSelective,
   kCountBroad,
   kCountBroadRange,
   kCountBroadAnd,
+  kCountMetaAnd,
 };
 
 constexpr std::pair<Read, const char*> kReads[] = {
@@ -660,12 +669,21 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kBroadRangePage200, "BroadRangePage200"},
     {Read::kBroadGlobPage200, "BroadGlobPage200"},
     {Read::kBroadAndPage200, "BroadAndPage200"},
+    {Read::kMetaAndPage200, "MetaAndPage200"},
+    {Read::kOwnerAndPage200, "OwnerAndPage200"},
     {Read::kIn20, "In20"},
     {Read::kCountSelective, "CountSelective"},
     {Read::kCountBroad, "CountBroad"},
     {Read::kCountBroadRange, "CountBroadRange"},
     {Read::kCountBroadAnd, "CountBroadAnd"},
+    {Read::kCountMetaAnd, "CountMetaAnd"},
 };
+
+bool IsCount(Read kind) {
+  return kind == Read::kCountSelective || kind == Read::kCountBroad ||
+         kind == Read::kCountBroadRange || kind == Read::kCountBroadAnd ||
+         kind == Read::kCountMetaAnd;
+}
 
 std::string KeyHex(std::uint64_t i) {
   return "0x" + ToHex(DeriveEntityKey(kChainId, PopulationAddress(), i));
@@ -732,6 +750,16 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
       q.expect = static_cast<long>(std::min<std::uint64_t>(n / 2, 200));
       break;
     }
+    case Read::kMetaAndPage200:
+    case Read::kCountMetaAnd:
+      q.text =
+          "score >= " + std::to_string(Mix(rng++) % (kScoreRange / 4)) + " && $createdAtBlock < 3";
+      break;
+    case Read::kOwnerAndPage200:
+      q.text = "$owner = 0x" + ToHex(PopulationAddress()) +
+               " && score >= " + std::to_string(Mix(rng++) % (kScoreRange / 4));
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n / 2, 200));
+      break;
     case Read::kIn20:
       q.text = "$key IN (";
       for (int k = 0; k < 20; ++k) q.text += (k == 0 ? "" : ", ") + KeyHex(Mix(rng++) % n);
@@ -768,8 +796,7 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
         break;
       }
       ++rows;
-    } else if (kind == Read::kCountSelective || kind == Read::kCountBroad ||
-               kind == Read::kCountBroadRange || kind == Read::kCountBroadAnd) {
+    } else if (IsCount(kind)) {
       const QueryCase q = MakeQuery(kind, n, rng);
       auto r = lat.Time([&] { return api.Count(q.text); });
       if (!r.ok()) {
@@ -797,8 +824,7 @@ void ReadLoop(benchmark::State& state, Api& api, Backend b, Read kind, std::uint
   const double seconds = lat.total_seconds();
   const auto iters = static_cast<double>(state.iterations());
   if (iters > 0) {
-    const bool counting = kind == Read::kCountSelective || kind == Read::kCountBroad ||
-                          kind == Read::kCountBroadRange || kind == Read::kCountBroadAnd;
+    const bool counting = IsCount(kind);
     state.counters[counting ? "count" : "rows"] = static_cast<double>(rows) / iters;
     if (counting) state.counters["capped"] = static_cast<double>(capped) / iters;
     // Per entity returned or counted, where a call covers more than one.

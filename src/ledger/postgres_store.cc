@@ -1218,8 +1218,9 @@ class PostgresStore final : public Store {
     if (!drivers.empty()) {
       // The driver with the fewest index entries, each counted up to cap + 1 in one statement
       // (the count probes its driver's entries until cap + 1 pass: never more than it has).
-      std::size_t which = 0;
-      if (drivers.size() > 1) {
+      // ($key's unique index needs no count: BoundedDriver.)
+      std::size_t which = sql::BoundedDriver(drivers).value_or(0);
+      if (drivers.size() > 1 && !sql::BoundedDriver(drivers)) {
         VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
                               FewestBelow(drivers, 0, cap + 1));
         which = best.value_or(0);
@@ -1313,15 +1314,20 @@ class PostgresStore final : public Store {
     }
     // RangeRows' statements for the first range: the probe (the page when the driver is narrow),
     // the walk of the window below the cursor (here as if from the top of the id space), the
-    // collection (by this driver, or the one with the fewest entries).
+    // collection (by this driver, or the one with the fewest entries). A driver of known bound
+    // ($key) drives, and its probe is the page.
+    const auto bounded = sql::BoundedDriver(drivers);
+    const sql::Driver& driver = bounded ? drivers[*bounded] : *range;
     const sql::WalkWindow window = sql::RangeWalkWindow(
         r.before_id > 0 ? r.before_id : INT64_MAX / 2, static_cast<std::uint64_t>(r.limit) + 1);
     std::string out;
     for (const auto& [plan, label] :
          {std::pair{RangePlan::kProbe, "probe"}, std::pair{RangePlan::kWalk, "walk"},
           std::pair{RangePlan::kCollect, "collection"}}) {
-      VEIL_ASSIGN_OR_RETURN(Compiled c, RangeSelect(r, *range, AttrSource::kRowCopy, plan, window));
-      VEIL_ASSIGN_OR_RETURN(std::string one, ExplainCompiled(c, /*generic=*/true));
+      if (bounded && plan != RangePlan::kProbe) break;
+      VEIL_ASSIGN_OR_RETURN(Compiled c, RangeSelect(r, driver, AttrSource::kRowCopy, plan, window));
+      VEIL_ASSIGN_OR_RETURN(std::string one,
+                            ExplainCompiled(c, /*generic=*/!PlannedForValues(driver)));
       out += (out.empty() ? "" : std::string(label) + ":\n") + one;
     }
     return out;
@@ -2171,7 +2177,10 @@ class PostgresStore final : public Store {
     std::optional<sql::Driver> equality;
     if (range != drivers.end()) {
       auto which = static_cast<std::size_t>(range - drivers.begin());
-      if (drivers.size() > 1) {
+      // $key's unique index needs no count (BoundedDriver); the probe statement is the page.
+      if (const auto bounded = sql::BoundedDriver(drivers)) {
+        which = *bounded;
+      } else if (drivers.size() > 1) {
         VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
                               FewestBelow(drivers, r.before_id, sql::kRangeProbeLimit));
         if (best) which = *best;
@@ -2200,15 +2209,16 @@ class PostgresStore final : public Store {
     const std::string before = before_id > 0 ? c.Add(Int8(before_id)) : "";
     c.sql = "SELECT ";
     for (std::size_t i = 0; i < drivers.size(); ++i) {
-      std::string table, conditions;
-      VEIL_RETURN_IF_ERROR(
-          sql::CompileRangeDriver(drivers[i].Predicates(), d, &table, &conditions));
-      if (!before.empty()) conditions += " AND a.entity_id < " + before;
-      c.sql += (i ? ", " : "") + std::string("(SELECT count(*) FROM (SELECT 1 FROM ") + table +
-               " a WHERE " + conditions + " LIMIT " + lim + ") t)";
+      sql::DriverRows rows;
+      VEIL_RETURN_IF_ERROR(sql::CompileDriverRows(drivers[i], d, &rows));
+      if (!before.empty()) rows.conditions += " AND " + IdBelow(drivers[i], rows) + before;
+      c.sql += (i ? ", " : "") + std::string("(SELECT count(*) FROM (SELECT 1 FROM ") + rows.table +
+               " a WHERE " + rows.conditions + " LIMIT " + lim + ") t)";
     }
-    VEIL_ASSIGN_OR_RETURN(auto res, ExecCached(c.sql, c.params, /*may_carry=*/false,
-                                               /*force_generic=*/true));
+    VEIL_ASSIGN_OR_RETURN(auto res, PlannedForValues(drivers)
+                                        ? Exec(c.sql, c.params)
+                                        : ExecCached(c.sql, c.params, /*may_carry=*/false,
+                                                     /*force_generic=*/true));
     if (PQntuples(res.get()) != 1 || PQnfields(res.get()) != static_cast<int>(drivers.size())) {
       return DataLoss("postgres: a drivers' count returned no row");
     }
@@ -2242,11 +2252,14 @@ class PostgresStore final : public Store {
     // When the head's state is to travel with this read, it travels with each statement, so
     // that the state the caller checks is the one beside the statement that made the page.
     const bool carrying = carry_state_;
+    const sql::Driver& driver = drivers[which];
+    // A meta field's statements are planned for their values (PlannedForValues).
+    const bool per_call = PlannedForValues(driver);
     const auto run = [&](const Compiled& c) {
       if (carrying) CarryStateWithNextRead();
-      return ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
+      return per_call ? ExecPlannedPerCall(c.sql, c.params)
+                      : ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
     };
-    const sql::Driver& driver = drivers[which];
     VEIL_ASSIGN_OR_RETURN(const Compiled probe, RangeSelect(r, driver, src, RangePlan::kProbe));
     VEIL_ASSIGN_OR_RETURN(auto res, run(probe));
     // Its last two columns: the entries counted, and the top of the walk's window.
@@ -2274,14 +2287,7 @@ class PostgresStore final : public Store {
     }
     // Every driver has at least the probe's limit of entries (or it would have driven): the
     // collection's driver is the one with the fewest, whose collection probes M entities
-    // (against the 2 * drivers * M index entries its choice counts). With a meta-field conjunct,
-    // which may be the narrowest, the planner's collection instead.
-    if (sql::HasMetaConjunct(*r.filter)) {
-      VEIL_ASSIGN_OR_RETURN(const Compiled planned, CompileSelect(r, src));
-      if (carrying) CarryStateWithNextRead();
-      VEIL_ASSIGN_OR_RETURN(res, ExecPlannedPerCall(planned.sql, planned.params));
-      return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
-    }
+    // (against the 2 * drivers * M index entries its choice counts).
     if (drivers.size() > 1) {
       VEIL_ASSIGN_OR_RETURN(
           const std::optional<std::size_t> best,
@@ -2292,11 +2298,35 @@ class PostgresStore final : public Store {
     }
     VEIL_ASSIGN_OR_RETURN(const Compiled collect,
                           RangeSelect(r, drivers[which], src, RangePlan::kCollect));
-    VEIL_ASSIGN_OR_RETURN(res, run(collect));
+    if (carrying) CarryStateWithNextRead();
+    VEIL_ASSIGN_OR_RETURN(res, PlannedForValues(drivers[which])
+                                   ? ExecPlannedPerCall(collect.sql, collect.params)
+                                   : ExecCached(collect.sql, collect.params, /*may_carry=*/true,
+                                                /*force_generic=*/true));
     return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
   }
 
   enum class RangePlan { kProbe, kWalk, kCollect };
+
+  // True when a statement over these drivers' index rows is planned for its values rather than
+  // kept generic: a meta field's, whose generic plan guesses a third of the table for each
+  // bound of a block number, where a sequential scan under the count's LIMIT looks cheaper
+  // than the field's index and reads the whole table when the matches are the newest rows
+  // (a test caught it on 1,500 entities); with its values the planner sees how many match.
+  static bool PlannedForValues(const sql::Driver& driver) { return driver.meta; }
+  static bool PlannedForValues(const std::vector<sql::Driver>& drivers) {
+    return std::any_of(drivers.begin(), drivers.end(),
+                       [](const sql::Driver& d) { return PlannedForValues(d); });
+  }
+
+  // The left side of a driver's `id < cursor`: an attribute's entity id, which an equality's
+  // (name, value, entity_id) index bounds; a meta field's entity id as an expression, which no
+  // index serves (the field's own index holds no id order PostgreSQL can bound, and a generic
+  // plan could otherwise walk the primary key down from the cursor testing the field on every
+  // entity).
+  static std::string IdBelow(const sql::Driver& driver, const sql::DriverRows& rows) {
+    return (driver.meta ? "(" + rows.id + " + 0)" : rows.id) + " < ";
+  }
 
   // The statements of RangeRows, each of whose plans its text fixes:
   // - kProbe: n, the range's index entries below the cursor up to the probe's limit (their entity
@@ -2316,14 +2346,17 @@ class PostgresStore final : public Store {
                                RangePlan plan, sql::WalkWindow window = {}) {
     Compiled c;
     Dialect d(&c);
-    std::string table, conditions;
-    VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(
-        driver.Predicates(), d, &table, &conditions,
+    sql::DriverRows idx;
+    VEIL_RETURN_IF_ERROR(sql::CompileDriverRows(
+        driver, d, &idx,
         plan == RangePlan::kWalk ? sql::RangeColumn::kExpression : sql::RangeColumn::kIndexed));
+    const std::string& table = idx.table;
+    std::string& conditions = idx.conditions;
     // The walk starts below its window's top instead (the cursor or the highest id + 1).
     const std::string before =
         r.before_id > 0 && plan != RangePlan::kWalk ? c.Add(Int8(r.before_id)) : "";
-    if (!before.empty()) conditions += " AND a.entity_id < " + before;
+    if (!before.empty()) conditions += " AND " + IdBelow(driver, idx) + before;
+    const std::string entity_id = idx.id + " AS entity_id";
     const std::string rows = c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
     const std::string at = c.Add(Int8(I64(r.at_block)));
     std::string live = "e.expires_block > " + at + " AND e.created_block <= " + at;
@@ -2346,7 +2379,7 @@ class PostgresStore final : public Store {
         const std::string page = EntitySelect("SELECT e.* FROM n m" + by_id + live + " AND k.k < " +
                                                   limit + " ORDER BY e.id DESC LIMIT " + rows,
                                               "e.id DESC", r.projection, src, /*account_ids=*/true);
-        c.sql = "WITH n AS MATERIALIZED (SELECT a.entity_id FROM " + table + " a WHERE " +
+        c.sql = "WITH n AS MATERIALIZED (SELECT " + entity_id + " FROM " + table + " a WHERE " +
                 conditions + " LIMIT " + limit +
                 ") SELECT q.*, k.k, k.top FROM (SELECT count(*) "
                 "AS k, CASE WHEN count(*) >= " +
@@ -2358,14 +2391,14 @@ class PostgresStore final : public Store {
         c.sql = EntitySelect("SELECT e.* FROM (SELECT * FROM entities x WHERE x.id < " +
                                  c.Add(Int8(window.top)) + " ORDER BY x.id DESC LIMIT " +
                                  c.Add(Int8(window.top - window.low)) +
-                                 ") e CROSS JOIN LATERAL (SELECT 1 FROM " + table +
-                                 " a WHERE a.entity_id = e.id AND " + conditions +
-                                 " OFFSET 0) m WHERE " + live + " ORDER BY e.id DESC LIMIT " + rows,
+                                 ") e CROSS JOIN LATERAL (SELECT 1 FROM " + table + " a WHERE " +
+                                 idx.id + " = e.id AND " + conditions + " OFFSET 0) m WHERE " +
+                                 live + " ORDER BY e.id DESC LIMIT " + rows,
                              "e.id DESC", r.projection, src, /*account_ids=*/true);
         return c;
       case RangePlan::kCollect:
-        c.sql = EntitySelect("SELECT e.* FROM (SELECT a.entity_id FROM " + table + " a WHERE " +
-                                 conditions + " OFFSET 0) m" + by_id + live +
+        c.sql = EntitySelect("SELECT e.* FROM (SELECT " + entity_id + " FROM " + table +
+                                 " a WHERE " + conditions + " OFFSET 0) m" + by_id + live +
                                  " ORDER BY e.id DESC LIMIT " + rows,
                              "e.id DESC", r.projection, src, /*account_ids=*/true);
         return c;
@@ -2391,11 +2424,11 @@ class PostgresStore final : public Store {
       }
     }
     std::string inner;
+    sql::DriverRows rows;
     if (driven) {
-      std::string table, conditions;
-      VEIL_RETURN_IF_ERROR(sql::CompileRangeDriver(driven->Predicates(), d, &table, &conditions));
-      inner = "SELECT e.* FROM " + table + " a JOIN entities e ON e.id = a.entity_id WHERE " +
-              conditions + " AND ";
+      VEIL_RETURN_IF_ERROR(sql::CompileDriverRows(*driven, d, &rows));
+      inner = "SELECT e.* FROM " + rows.table + " a JOIN entities e ON e.id = " + rows.id +
+              " WHERE " + rows.conditions + " AND ";
     } else {
       inner = "SELECT * FROM entities e WHERE ";
     }
@@ -2403,7 +2436,7 @@ class PostgresStore final : public Store {
     // pick an index, so the filter's own predicates choose it (SQLite's unary `+` trick).
     inner += "e.expires_block + 0 > " + c.Add(Int8(I64(r.at_block))) +
              " AND e.created_block + 0 <= " + c.Add(Int8(I64(r.at_block)));
-    const std::string id = driven ? "a.entity_id" : "e.id";
+    const std::string id = driven ? rows.id : "e.id";
     if (r.before_id > 0) inner += " AND " + id + " < " + c.Add(Int8(r.before_id));
     const query::Expr* rest = driven ? &driven->rest : r.filter;
     if (rest != nullptr && rest->kind != query::Expr::Kind::kAll) {

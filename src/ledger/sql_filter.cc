@@ -60,7 +60,11 @@ const char* OpSql(CmpOp op) {
 
 class Compiler {
  public:
-  Compiler(SqlDialect& d, const IdRef& ref) : d_(d), ref_(ref) {}
+  // `meta_on`: an alias whose own columns the meta fields are compared on directly (a meta
+  // driver's rows), whatever the dialect's MetaViaIdSubquery says; empty: the dialect decides,
+  // and the direct form reads `e`.
+  Compiler(SqlDialect& d, const IdRef& ref, std::string meta_on = "")
+      : d_(d), ref_(ref), meta_on_(std::move(meta_on)) {}
 
   Status Expression(const Expr& e, std::string* sql) {
     switch (e.kind) {
@@ -123,6 +127,11 @@ class Compiler {
     return Status::Ok();
   }
 
+  // One column's predicates, as one lookup (Predicates below).
+  Status Predicates(const std::vector<const Predicate*>& ps, std::string* sql) {
+    return Predicates(ps.data(), ps.size(), sql);
+  }
+
  private:
   // An AND: range predicates on one column become one group, written where its first member
   // stood; everything else keeps its place.
@@ -165,7 +174,8 @@ class Compiler {
   Status Predicates(const Predicate* const* ps, std::size_t n, std::string* sql) {
     const Predicate& p = *ps[0];
     const bool negated = p.op == CmpOp::kNotIn || p.op == CmpOp::kNotGlob;
-    const bool sub = d_.MetaViaIdSubquery();
+    const bool sub = meta_on_.empty() && d_.MetaViaIdSubquery();
+    const std::string e = (meta_on_.empty() ? std::string("e") : meta_on_) + ".";
     if (negated) *sql += "NOT (";
     std::string column, close;
     bool biased = false;
@@ -181,14 +191,13 @@ class Compiler {
       }
       case Field::kKey:
         *sql += sub ? OpenSubquery("entities", "id") : "(";
-        column = sub ? "key" : "e.key";
+        column = sub ? "key" : e + "key";
         close = ")";
         break;
       case Field::kOwner:
       case Field::kCreator: {
         const char* id = p.field == Field::kOwner ? "owner_id" : "creator_id";
-        *sql +=
-            sub ? OpenSubquery("entities", "id") + id + " IN " : std::string("e.") + id + " IN ";
+        *sql += sub ? OpenSubquery("entities", "id") + id + " IN " : e + id + " IN ";
         *sql += "(SELECT id FROM accounts WHERE ";
         column = "address";
         close = sub ? "))" : ")";
@@ -198,7 +207,7 @@ class Compiler {
       case Field::kCreatedAtBlock: {
         const char* col = p.field == Field::kExpiresAt ? "expires_block" : "created_block";
         *sql += sub ? OpenSubquery("entities", "id") : "(";
-        column = sub ? std::string(col) : std::string("e.") + col;
+        column = sub ? std::string(col) : e + col;
         if (ref_.probe) column = d_.Unindexed(column, true);
         close = ")";
         break;
@@ -207,7 +216,7 @@ class Compiler {
         // No index: a correlated probe of the row by id (its rowid), never `id IN (SELECT ...)`,
         // which would collect the matches of the whole table first.
         *sql += sub ? "EXISTS (SELECT 1 FROM entities WHERE id = " + ref_.id + " AND " : "(";
-        column = d_.Bytewise(sub ? "content_type" : "e.content_type");
+        column = d_.Bytewise(sub ? "content_type" : e + "content_type");
         close = ")";
         break;
     }
@@ -222,6 +231,7 @@ class Compiler {
 
   SqlDialect& d_;
   const IdRef& ref_;
+  const std::string meta_on_;
 };
 
 bool IsDriver(const Expr& e) {
@@ -229,16 +239,27 @@ bool IsDriver(const Expr& e) {
          e.predicate.op == CmpOp::kEq;
 }
 
-// An attribute comparison that merges into a range (not an equality, which drives alone).
-bool IsRangePart(const Expr& e) {
-  return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
-         e.predicate.op != CmpOp::kEq && Mergeable(e);
+// A meta field with an index of its own on the entities.
+bool IndexedMeta(Field f) {
+  return f == Field::kKey || f == Field::kOwner || f == Field::kCreator || f == Field::kExpiresAt ||
+         f == Field::kCreatedAtBlock;
 }
 
-// An attribute predicate whose index entries are its candidate matches, alone: a glob or an IN.
+// A comparison that merges into a range (on an attribute, not an equality, which drives alone;
+// on an indexed meta field, an equality too).
+bool IsRangePart(const Expr& e) {
+  if (!Mergeable(e)) return false;
+  const Field f = e.predicate.field;
+  return f == Field::kAttribute ? e.predicate.op != CmpOp::kEq : IndexedMeta(f);
+}
+
+// A predicate whose index entries are its candidate matches, alone: a glob or an IN on an
+// attribute, an IN on an indexed meta field.
 bool IsLoneIndexed(const Expr& e) {
-  return e.kind == Expr::Kind::kPredicate && e.predicate.field == Field::kAttribute &&
-         (e.predicate.op == CmpOp::kGlob || e.predicate.op == CmpOp::kIn);
+  if (e.kind != Expr::Kind::kPredicate) return false;
+  const Field f = e.predicate.field;
+  if (f == Field::kAttribute) return e.predicate.op == CmpOp::kGlob || e.predicate.op == CmpOp::kIn;
+  return IndexedMeta(f) && e.predicate.op == CmpOp::kIn;
 }
 
 }  // namespace
@@ -258,6 +279,23 @@ std::vector<const Predicate*> Driver::Predicates() const {
   return out;
 }
 
+std::uint64_t Driver::KnownBound() const {
+  std::uint64_t bound = 0;
+  for (const Predicate* p : Predicates()) {
+    if (p->field != Field::kKey) return 0;
+    const std::uint64_t n = p->op == CmpOp::kIn ? p->values.size() : 1;
+    bound = bound == 0 ? n : std::min(bound, n);
+  }
+  return bound < kRangeProbeLimit ? bound : 0;
+}
+
+std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers) {
+  for (std::size_t i = 0; i < drivers.size(); ++i) {
+    if (drivers[i].KnownBound() != 0) return i;
+  }
+  return std::nullopt;
+}
+
 std::vector<Driver> Drivers(const Expr& filter) {
   std::vector<Driver> out;
   if (filter.kind == Expr::Kind::kPredicate) {
@@ -265,6 +303,7 @@ std::vector<Driver> Drivers(const Expr& filter) {
       Driver d;
       d.index = filter;
       d.equality = IsDriver(filter);
+      d.meta = filter.predicate.field != Field::kAttribute;
       out.push_back(std::move(d));
     }
     return out;
@@ -291,6 +330,7 @@ std::vector<Driver> Drivers(const Expr& filter) {
   for (const auto& group : groups) {
     Driver d;
     d.equality = IsDriver(children[group[0]]);
+    d.meta = children[group[0]].predicate.field != Field::kAttribute;
     std::vector<bool> in_group(children.size(), false);
     for (std::size_t i : group) in_group[i] = true;
     std::vector<Expr> others;
@@ -312,16 +352,6 @@ std::vector<Driver> Drivers(const Expr& filter) {
     out.push_back(std::move(d));
   }
   return out;
-}
-
-bool HasMetaConjunct(const Expr& filter) {
-  const auto meta = [](const Expr& e) {
-    return e.kind == Expr::Kind::kPredicate && e.predicate.field != Field::kAttribute &&
-           e.predicate.field != Field::kContentType && e.predicate.op != CmpOp::kNotIn &&
-           e.predicate.op != CmpOp::kNotGlob;
-  };
-  if (filter.kind != Expr::Kind::kAnd) return meta(filter);
-  return std::any_of(filter.children.begin(), filter.children.end(), meta);
 }
 
 namespace {
@@ -354,17 +384,17 @@ Status CountStatement(const std::string& matches, const std::function<Status(std
 
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, std::string* sql) {
-  std::string table, conditions;
-  VEIL_RETURN_IF_ERROR(CompileRangeDriver(driver.Predicates(), dialect, &table, &conditions));
-  std::string matches = "FROM " + table + " a";
+  DriverRows rows;
+  VEIL_RETURN_IF_ERROR(CompileDriverRows(driver, dialect, &rows));
+  std::string matches = "FROM " + rows.table + " a";
   // A rest that reads the entity's own columns (PostgreSQL's meta fields) reads its row.
   const bool row = ReadsEntityColumns(driver.rest, dialect);
-  if (row) matches += " JOIN entities e ON e.id = a.entity_id";
-  matches += " WHERE " + conditions;
+  if (row) matches += " JOIN entities e ON e.id = " + rows.id;
+  matches += " WHERE " + rows.conditions;
   if (driver.rest.kind != Expr::Kind::kAll) {
     matches += " AND (";
     VEIL_RETURN_IF_ERROR(
-        CompileFilter(driver.rest, dialect, &matches, ProbeRef(row ? "e.id" : "a.entity_id")));
+        CompileFilter(driver.rest, dialect, &matches, ProbeRef(row ? "e.id" : rows.id)));
     matches += ")";
   }
   const auto probe = [&](std::string* out) {
@@ -373,20 +403,32 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
   return CountStatement(matches, probe, dialect, at_block, limit, sql);
 }
 
-Status CompileRangeDriver(const std::vector<const Predicate*>& range, SqlDialect& dialect,
-                          std::string* table, std::string* conditions, RangeColumn column) {
-  if (range.empty()) return Internal("query: an empty attribute range");
+Status CompileDriverRows(const Driver& driver, SqlDialect& dialect, DriverRows* rows,
+                         RangeColumn column) {
+  const std::vector<const Predicate*> range = driver.Predicates();
+  if (range.empty()) return Internal("query: an empty driver");
+  const IdRef unused;
+  if (driver.meta) {
+    // The field's own column on the entity row (with kExpression, the block numbers compared
+    // as expressions, as a probe's are).
+    rows->table = "entities";
+    rows->id = "a.id";
+    rows->conditions.clear();
+    IdRef ref;
+    ref.probe = column == RangeColumn::kExpression;
+    return Compiler(dialect, ref, "a").Predicates(range, &rows->conditions);
+  }
   const bool numeric = Numeric(*range[0]);
-  *table = numeric ? "attr_num" : "attr_str";
+  rows->table = numeric ? "attr_num" : "attr_str";
+  rows->id = "a.entity_id";
   VEIL_ASSIGN_OR_RETURN(std::string name, dialect.Bind(query::Literal(range[0]->name), false));
-  *conditions = "a.name = " + name;
+  rows->conditions = "a.name = " + name;
   const std::string value =
       column == RangeColumn::kIndexed ? "a.value" : dialect.Unindexed("a.value", numeric);
-  const IdRef unused;
   Compiler compiler(dialect, unused);
   for (const Predicate* p : range) {
-    *conditions += " AND ";
-    VEIL_RETURN_IF_ERROR(compiler.Comparison(value, *p, numeric, conditions));
+    rows->conditions += " AND ";
+    VEIL_RETURN_IF_ERROR(compiler.Comparison(value, *p, numeric, &rows->conditions));
   }
   return Status::Ok();
 }

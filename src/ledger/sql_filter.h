@@ -71,33 +71,41 @@ Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string
 
 // A conjunct that can drive a page (docs/notes/ledger.md, "Query plans"): an attribute equality,
 // or one attribute's range (comparisons on one attribute and type, merged), or a glob or an IN
-// list on an attribute, each of whose index entries is a candidate match; with the rest of the
-// filter's top-level AND, which the plans test on each candidate by probes (ProbeRef).
+// list on an attribute, each of whose index entries is a candidate match; or a meta field's
+// predicate (`=`, `<`, `<=`, `>`, `>=` merged on one field, or an IN list) on $key, $owner,
+// $creator, $expiresAt or $createdAtBlock, served by that field's index on the entities; with
+// the rest of the filter's top-level AND, which the plans test on each candidate by probes
+// (ProbeRef).
 struct Driver {
   query::Expr index;  // the conjunct: a predicate, or an AND of one attribute's comparisons
   query::Expr rest;   // Kind::kAll when the driver is the whole filter
+  // An attribute equality: its index entries come in entity-id order, so a page can walk them
+  // down from the cursor (a meta field's equality is not one: it is counted and collected or
+  // walked like a range).
   bool equality = false;
+  bool meta = false;  // a meta field's index on the entities (else an attribute's)
   // The index conjunct's predicates (pointing into `index`).
   std::vector<const query::Predicate*> Predicates() const;
+  // The most index entries the driver can have when that is known without reading them and
+  // below kRangeProbeLimit ($key, a unique index: 1 for `=`, the list's length for IN), else 0.
+  std::uint64_t KnownBound() const;
 };
 // The drivers of `filter`, in the order of their first conjunct (none: a filter that is not an
-// AND of such conjuncts and others, e.g. an OR or a NOT at the top, or only meta fields).
+// AND of such conjuncts and others, e.g. an OR or a NOT at the top, or `$contentType` alone).
 std::vector<Driver> Drivers(const query::Expr& filter);
+// The first driver whose KnownBound() is not 0: it needs no count to drive (none: nullopt).
+std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers);
 
-// True when the filter, or a conjunct of its top-level AND, is a predicate on a meta field with
-// an index of its own ($key, $owner, $creator, $expiresAt, $createdAtBlock): such a conjunct may
-// be the narrowest, but is no driver (its index is not an attribute's), so a collection whose
-// driver would be an attribute leaves the order to the planner's collection instead.
-bool HasMetaConjunct(const query::Expr& filter);
-
-// A driver's table ("attr_num" or "attr_str") and its conditions on alias `a` (`range`: its
-// predicates, all on one attribute and type): one index range (kIndexed), or with the value
-// compared as SqlDialect::Unindexed's expression (kExpression: for a probe of one entity's row
-// by (entity_id, name)).
+// A driver's index rows on alias `a`: `FROM <table> a WHERE <conditions>`, the entity id of a row
+// being `id` ("a.entity_id" in attr_num or attr_str, "a.id" in entities). The conditions are one
+// index range (kIndexed), or with the value compared as SqlDialect::Unindexed's expression
+// (kExpression: for a probe of one entity's rows by its id, which no value index must serve).
 enum class RangeColumn { kIndexed, kExpression };
-Status CompileRangeDriver(const std::vector<const query::Predicate*>& range, SqlDialect& dialect,
-                          std::string* table, std::string* conditions,
-                          RangeColumn column = RangeColumn::kIndexed);
+struct DriverRows {
+  std::string table, conditions, id;
+};
+Status CompileDriverRows(const Driver& driver, SqlDialect& dialect, DriverRows* rows,
+                         RangeColumn column = RangeColumn::kIndexed);
 // A page has these plans (docs/notes/ledger.md, "Query plans"): collect a driver's index entries
 // and sort their entities by id, each probed for the rest (time in proportion to the entries M;
 // an equality's entries come in id order, so its walk down the index stops after a page), or

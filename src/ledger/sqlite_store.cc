@@ -379,14 +379,14 @@ class SqliteStore final : public Store {
     for (std::size_t i = 0; i < drivers.size(); ++i) {
       std::vector<Param> params;
       Dialect d(&params);
-      std::string table, conditions;
-      Check(sql::CompileRangeDriver(drivers[i].Predicates(), d, &table, &conditions));
+      sql::DriverRows rows;
+      Check(sql::CompileDriverRows(drivers[i], d, &rows));
       if (before_id > 0) {
-        conditions += " AND a.entity_id < ?";
+        rows.conditions += " AND " + rows.id + " < ?";
         params.push_back(before_id);
       }
-      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT count(*) FROM (SELECT 1 FROM " + table +
-                                            " a WHERE " + conditions + " LIMIT ?)"));
+      VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT count(*) FROM (SELECT 1 FROM " + rows.table +
+                                            " a WHERE " + rows.conditions + " LIMIT ?)"));
       params.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(fewest, INT64_MAX)));
       BindAll(*s, params);
       const std::uint64_t n = s->Step() ? s->ColU64(0) : 0;
@@ -403,13 +403,8 @@ class SqliteStore final : public Store {
   // The collection after a walk whose window held no page, when every driver has at least
   // kRangeProbeLimit entries: the driver with the fewest, whose collection probes M entities
   // (against the 2 * drivers * M index entries its choice reads).
-  // With a meta-field conjunct, which may be the narrowest, the filter's own collection.
   Status ChooseCollection(const QueryRequest& r, Plan* plan, std::uint64_t* scanned) {
     plan->window.reset();
-    if (sql::HasMetaConjunct(*r.filter)) {
-      plan->driver.reset();
-      return Status::Ok();
-    }
     std::vector<sql::Driver> drivers = sql::Drivers(*r.filter);
     if (drivers.size() < 2) return Status::Ok();
     VEIL_ASSIGN_OR_RETURN(
@@ -431,11 +426,13 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  // A page's plan. A lone equality drives by its index. Otherwise each driver's index entries
-  // below the cursor are counted up to kRangeProbeLimit: the one with the fewest drives, unless
-  // every one has that many, when a range's page comes from a walk of the entities (few are
-  // walked when the filter is broad; RangeWalkWindow bounds the waste when it is not), and an
-  // equality's from its index walked down.
+  // A page's plan. A lone attribute equality drives by its index, and $key's unique index
+  // (sql::BoundedDriver) without a count. Otherwise each driver's index entries (an attribute's
+  // or a meta field's) below the cursor are counted up to kRangeProbeLimit: the one with the
+  // fewest drives, unless every one has that many, when a range's page (a meta field's among
+  // them) comes from a walk of the entities (few are walked when the filter is broad;
+  // RangeWalkWindow bounds the waste when it is not), and an attribute equality's from its
+  // index walked down.
   Result<Plan> ChoosePlan(const QueryRequest& r, std::uint64_t* scanned) {
     Plan plan;
     if (r.filter == nullptr) return plan;
@@ -444,6 +441,11 @@ class SqliteStore final : public Store {
     if (drivers.size() == 1 && drivers[0].equality) {
       plan.driver = std::move(drivers[0]);
       plan.probe_rest = false;
+      return plan;
+    }
+    // $key's unique index: at most as many entries as its values, no count needed.
+    if (const auto bounded = sql::BoundedDriver(drivers)) {
+      plan.driver = std::move(drivers[*bounded]);
       return plan;
     }
     VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
@@ -479,8 +481,9 @@ class SqliteStore final : public Store {
     if (!drivers.empty()) {
       // The driver with the fewest index entries, each counted up to cap + 1 (the count probes
       // its driver's entries until cap + 1 pass: never more than the driver has).
-      std::size_t which = 0;
-      if (drivers.size() > 1) {
+      // ($key's unique index needs no count: BoundedDriver.)
+      std::size_t which = sql::BoundedDriver(drivers).value_or(0);
+      if (drivers.size() > 1 && !sql::BoundedDriver(drivers)) {
         VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
                               FewestBelow(drivers, 0, cap + 1, &scanned));
         which = best.value_or(0);
@@ -1130,16 +1133,16 @@ class SqliteStore final : public Store {
     c.sql += p.payload ? "e.payload, " : "NULL, ";
     c.sql += p.attributes ? "e.last_change, e.attrs, " : "e.last_change, NULL, ";
     c.sql += p.flags ? "e.flags FROM " : "0 FROM ";
-    std::string table, conditions;
+    sql::DriverRows rows;
     if (joined) {
-      Check(sql::CompileRangeDriver(plan.driver->Predicates(), d, &table, &conditions));
+      Check(sql::CompileDriverRows(*plan.driver, d, &rows));
       // CROSS JOIN fixes the order: the driver's index is the outer loop.
-      c.sql += table + " a CROSS JOIN entities e ON e.id = a.entity_id";
+      c.sql += rows.table + " a CROSS JOIN entities e ON e.id = " + rows.id;
     } else {
       c.sql += "entities e";
     }
     c.sql += " WHERE ";
-    if (joined) c.sql += conditions + " AND ";
+    if (joined) c.sql += rows.conditions + " AND ";
     // The unary + keeps the planner off the expiry and creation indexes for the liveness terms,
     // which match nearly every row; the filter's own predicates choose the index.
     c.sql += "+e.expires_block > ? AND +e.created_block <= ?";

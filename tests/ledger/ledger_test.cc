@@ -1194,6 +1194,7 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
   Wallet a;
   constexpr int kEntities = 1500;
   std::vector<EntityKey> keys;
+  std::vector<std::uint64_t> blocks;
   for (int first = 0; first < kEntities; first += 150) {
     std::vector<Operation> ops;
     for (int i = first; i < first + 150; ++i) {
@@ -1209,6 +1210,7 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     auto made = Submit(a, ops);
     ASSERT_TRUE(made.status.ok()) << made.status.ToString();
     keys.insert(keys.end(), made.created.begin(), made.created.end());
+    blocks.push_back(made.block);  // entity i was created in blocks[i / 150]
   }
   const auto expect = [&](const std::string& q, auto pred, bool after_expiry) {
     std::set<EntityKey> want;
@@ -1256,7 +1258,8 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
         "n >= 100 && $expiresAt > 30", [](int i, int expires) { return i >= 100 && expires > 30; },
         after);
     // A narrow meta field beside a broad range: after the expiry none is live, the walk's window
-    // holds no page, and the filter's own collection serves it (HasMetaConjunct).
+    // holds no page, and the filter's own collection serves it (now by its driver: the meta field
+    // counts as one).
     expect(
         "n >= 100 && $expiresAt < 30", [](int i, int expires) { return i >= 100 && expires < 30; },
         after);
@@ -1265,6 +1268,38 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     expect(
         "n >= 100 && (p = 1 || s = \"0007\")", [](int i, int) { return i >= 100 && i % 3 == 1; },
         after);
+    // Meta fields drive as their indexes allow: a narrow creation range beside broad ranges
+    // (the walk's window holds none of its old matches), a narrow expiry, $key's unique index,
+    // and broad meta fields alone or together, which walk.
+    const std::string b2 = std::to_string(blocks[1]), b9 = std::to_string(blocks[8]);
+    const auto created = [&](int i) { return blocks[static_cast<std::size_t>(i / 150)]; };
+    expect(
+        "n >= 100 && $createdAtBlock <= " + b2 + " && m >= 100",
+        [&](int i, int) { return i >= 100 && created(i) <= blocks[1]; }, after);
+    expect(
+        "$createdAtBlock > " + b9 + " && p = 2",
+        [&](int i, int) { return created(i) > blocks[8] && i % 3 == 2; }, after);
+    expect(
+        "$expiresAt <= 20 && n >= 1000", [](int i, int e) { return e <= 20 && i >= 1000; }, after);
+    expect(
+        "$owner = " + Hex(a.address()) + " && n >= 100", [](int i, int) { return i >= 100; },
+        after);
+    expect(
+        "$expiresAt > 30", [](int, int e) { return e > 30; }, after);
+    expect(
+        "$creator = " + Hex(a.address()) + " && $expiresAt > 30 && $createdAtBlock >= " + b2,
+        [&](int i, int e) { return e > 30 && created(i) >= blocks[1]; }, after);
+    expect(
+        "$key IN (" + Hex(keys[7]) + ", " + Hex(keys[8]) + ", " + Hex(keys[1400]) + ") && n >= 8",
+        [](int i, int) { return i == 8 || i == 1400; }, after);
+  }
+  // A narrow meta conjunct drives (counted under the probe's limit: no walk), from its index.
+  auto narrow = ledger_->Explain("$createdAtBlock <= " + std::to_string(blocks[1]) +
+                                 " && n >= 100 && m >= 100");
+  ASSERT_TRUE(narrow.ok()) << narrow.status().ToString();
+  if (!IsPostgres()) {  // PostgreSQL's Explain shows every statement a range may run
+    EXPECT_NE(narrow->find("entities_created"), std::string::npos) << *narrow;
+    EXPECT_EQ(narrow->find("walk of ids"), std::string::npos) << *narrow;
   }
   // The plan a broad conjunction takes: the walk, each entity probed by its primary keys.
   auto plan = ledger_->Explain("n >= 100 && m >= 100");
@@ -1278,6 +1313,43 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     EXPECT_NE(w.find("Index Scan Backward using entities_pkey"), std::string::npos) << *plan;
     EXPECT_EQ(w.find("attr_num_nv"), std::string::npos) << *plan;
   }
+}
+
+// An account that owns few entities among many others' drives a filter beside a broad equality
+// or range: its index entries are counted under the probe's limit, so the page is collected from
+// them, not found by walking the broad conjunct's index down past every other owner's entities.
+TEST_P(LedgerTest, NarrowOwnerDrivesBesideBroadConjuncts) {
+  PlansPreferIndexes();
+  Open();
+  Wallet a, b;
+  std::set<EntityKey> bs;
+  for (int i = 0; i < 7; ++i) {
+    bs.insert(MustCreate(b, Create(5000, {Attribute::Str("k", "doc"), Attribute::Num("n", 1)})));
+  }
+  for (int first = 0; first < 1200; first += 200) {
+    std::vector<Operation> ops;
+    for (int i = 0; i < 200; ++i) {
+      ops.push_back(Create(5000, {Attribute::Str("k", "doc"), Attribute::Num("n", 1)}));
+    }
+    ASSERT_TRUE(Submit(a, ops).status.ok());
+  }
+  const std::string owner = "$owner = " + Hex(b.address());
+  for (const std::string& q :
+       {"k = \"doc\" && " + owner, owner + " && n >= 1", "k = \"doc\" && n >= 1 && " + owner}) {
+    EXPECT_EQ(PageThrough(q, 3, 10, [](const Entity&) {}), bs) << q;
+    EXPECT_EQ(CountOf(q), bs.size()) << q;
+    auto plan = ledger_->Explain(q);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    if (!IsPostgres()) {
+      // Collected through the owner's index: no walk, and not the equality's index walked down.
+      EXPECT_NE(plan->find("entities_owner"), std::string::npos) << q << "\n" << *plan;
+      EXPECT_EQ(plan->find("walk of ids"), std::string::npos) << q << "\n" << *plan;
+      EXPECT_EQ(plan->find("CROSS JOIN"), std::string::npos) << q << "\n" << *plan;
+    }
+  }
+  // Broad, the owner is counted and walked like a range.
+  EXPECT_EQ(CountOf("$owner = " + Hex(a.address())), 1200u);
+  EXPECT_EQ(Keys("$owner = " + Hex(a.address()) + " && k = \"doc\"").size(), 1200u);
 }
 
 // u64 attribute values across the whole range, including both sides of 2^63 (where a plain
