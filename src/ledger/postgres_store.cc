@@ -1310,7 +1310,15 @@ class PostgresStore final : public Store {
                                     [](const sql::Driver& d) { return !d.equality; });
     if (range == drivers.end()) {
       VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
-      return ExplainCompiled(c);
+      VEIL_ASSIGN_OR_RETURN(std::string planned, ExplainCompiled(c));
+      if (r.filter == nullptr || sql::BranchDrivers(*r.filter).empty()) return planned;
+      // An OR whose branches each have a driver: the walk when they are broad (OrRows; here as
+      // if from the top of the id space), else the planned collection.
+      const sql::WalkWindow window = sql::RangeWalkWindow(
+          r.before_id > 0 ? r.before_id : INT64_MAX / 2, static_cast<std::uint64_t>(r.limit) + 1);
+      VEIL_ASSIGN_OR_RETURN(Compiled walk, WalkSelect(r, AttrSource::kRowCopy, window));
+      VEIL_ASSIGN_OR_RETURN(std::string walked, ExplainCompiled(walk, /*generic=*/true));
+      return "walk:\n" + walked + "collection:\n" + planned;
     }
     // RangeRows' statements for the first range: the probe (the page when the driver is narrow),
     // the walk of the window below the cursor (here as if from the top of the id space), the
@@ -2188,6 +2196,10 @@ class PostgresStore final : public Store {
       if (!drivers[which].equality) return RangeRows(r, drivers, which, src, lacks_copy);
       equality = std::move(drivers[which]);
     }
+    if (drivers.empty() && r.filter != nullptr) {
+      VEIL_ASSIGN_OR_RETURN(auto walked, OrRows(r, src, lacks_copy));
+      if (walked) return std::move(*walked);
+    }
     VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r, src, equality ? &*equality : nullptr));
     // A filter of equalities plans the same whatever its values (index probes), so its plan is
     // kept (a prepared statement). Anything else with a range, a glob or a negation is planned
@@ -2202,6 +2214,24 @@ class PostgresStore final : public Store {
   // (counted up to `limit` each, in one statement), else nullopt.
   Result<std::optional<std::size_t>> FewestBelow(const std::vector<sql::Driver>& drivers,
                                                  std::int64_t before_id, std::uint64_t limit) {
+    VEIL_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> counts,
+                          CountsBelow(drivers, before_id, limit));
+    std::optional<std::size_t> best;
+    std::uint64_t fewest = limit;
+    for (std::size_t i = 0; i < drivers.size(); ++i) {
+      if (counts[i] < fewest) {
+        fewest = counts[i];
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  // Each driver's index entries below the cursor, counted up to `limit`, in one statement;
+  // with `top`, one more value last: the highest id + 1.
+  Result<std::vector<std::uint64_t>> CountsBelow(const std::vector<sql::Driver>& drivers,
+                                                 std::int64_t before_id, std::uint64_t limit,
+                                                 bool top = false) {
     Compiled c;
     Dialect d(&c);
     const std::string lim =
@@ -2215,25 +2245,77 @@ class PostgresStore final : public Store {
       c.sql += (i ? ", " : "") + std::string("(SELECT count(*) FROM (SELECT 1 FROM ") + rows.table +
                " a WHERE " + rows.conditions + " LIMIT " + lim + ") t)";
     }
+    if (top) c.sql += ", (SELECT COALESCE(max(id), 0) + 1 FROM entities)";
     VEIL_ASSIGN_OR_RETURN(auto res, PlannedForValues(drivers)
                                         ? Exec(c.sql, c.params)
                                         : ExecCached(c.sql, c.params, /*may_carry=*/false,
                                                      /*force_generic=*/true));
-    if (PQntuples(res.get()) != 1 || PQnfields(res.get()) != static_cast<int>(drivers.size())) {
+    const std::size_t fields = drivers.size() + (top ? 1 : 0);
+    if (PQntuples(res.get()) != 1 || PQnfields(res.get()) != static_cast<int>(fields)) {
       return DataLoss("postgres: a drivers' count returned no row");
     }
     Row row(res.get(), 0);
-    std::optional<std::size_t> best;
-    std::uint64_t fewest = limit;
-    for (std::size_t i = 0; i < drivers.size(); ++i) {
-      const std::uint64_t n = row.U64(static_cast<int>(i));
-      if (n < fewest) {
-        fewest = n;
-        best = i;
-      }
-    }
+    std::vector<std::uint64_t> out(fields);
+    for (std::size_t i = 0; i < fields; ++i) out[i] = row.U64(static_cast<int>(i));
     VEIL_RETURN_IF_ERROR(row.status());
-    return best;
+    return out;
+  }
+
+  // The walk of `window` down, the whole filter probed on each live entity (OrRows); a plan its
+  // text fixes.
+  Result<Compiled> WalkSelect(const QueryRequest& r, AttrSource src, sql::WalkWindow window) {
+    Compiled walk;
+    Dialect d(&walk);
+    const std::string at = walk.Add(Int8(I64(r.at_block)));
+    std::string inner = "SELECT e.* FROM (SELECT * FROM entities x WHERE x.id < " +
+                        walk.Add(Int8(window.top)) + " ORDER BY x.id DESC LIMIT " +
+                        walk.Add(Int8(window.top - window.low)) + ") e WHERE e.expires_block > " +
+                        at + " AND e.created_block <= " + at + " AND (";
+    VEIL_RETURN_IF_ERROR(sql::CompileFilter(*r.filter, d, &inner, sql::ProbeRef("e.id")));
+    inner += ") ORDER BY e.id DESC LIMIT " + walk.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
+    walk.sql = EntitySelect(inner, "e.id DESC", r.projection, src, /*account_ids=*/true);
+    return walk;
+  }
+
+  // A page of an OR whose branches each have a driver (sql::BranchDrivers): nullopt when its
+  // branches' fewest drivers have fewer than kRangeProbeLimit entries in all (the caller's
+  // planned collection serves it); otherwise a walk of the entities below the cursor with the
+  // whole filter probed on each (one statement after the count's), and the planner's
+  // collection when the walk's window holds no page and does not reach id 0.
+  Result<std::optional<std::vector<Entity>>> OrRows(const QueryRequest& r, AttrSource src,
+                                                    bool* lacks_copy) {
+    const auto branches = sql::BranchDrivers(*r.filter);
+    if (branches.empty()) return std::optional<std::vector<Entity>>();
+    std::vector<sql::Driver> all;
+    for (const auto& branch : branches) all.insert(all.end(), branch.begin(), branch.end());
+    VEIL_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> counts,
+                          CountsBelow(all, r.before_id, sql::kRangeProbeLimit, /*top=*/true));
+    std::uint64_t total = 0;
+    std::size_t next = 0;
+    for (const auto& branch : branches) {
+      total +=
+          *std::min_element(counts.begin() + static_cast<std::ptrdiff_t>(next),
+                            counts.begin() + static_cast<std::ptrdiff_t>(next + branch.size()));
+      next += branch.size();
+    }
+    if (total < sql::kRangeProbeLimit) return std::optional<std::vector<Entity>>();
+    std::int64_t top = static_cast<std::int64_t>(counts.back());
+    if (r.before_id > 0) top = std::min(top, r.before_id);
+    const sql::WalkWindow window =
+        sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
+    const bool carrying = carry_state_;
+    VEIL_ASSIGN_OR_RETURN(const Compiled walk, WalkSelect(r, src, window));
+    if (carrying) CarryStateWithNextRead();
+    VEIL_ASSIGN_OR_RETURN(auto res, ExecCached(walk.sql, walk.params, /*may_carry=*/true,
+                                               /*force_generic=*/true));
+    if (static_cast<std::size_t>(PQntuples(res.get())) <= r.limit && window.low > 0) {
+      VEIL_ASSIGN_OR_RETURN(const Compiled planned, CompileSelect(r, src));
+      if (carrying) CarryStateWithNextRead();
+      VEIL_ASSIGN_OR_RETURN(res, ExecPlannedPerCall(planned.sql, planned.params));
+    }
+    VEIL_ASSIGN_OR_RETURN(std::vector<Entity> rows, ReadEntities(res.get(), r.projection, src,
+                                                                 lacks_copy, /*account_ids=*/true));
+    return std::optional<std::vector<Entity>>(std::move(rows));
   }
 
   // A page driven by drivers[which], a range, glob or IN list on an attribute (sql::Drivers;

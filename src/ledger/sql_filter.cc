@@ -296,6 +296,16 @@ std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers) {
   return std::nullopt;
 }
 
+std::vector<std::vector<Driver>> BranchDrivers(const Expr& filter) {
+  std::vector<std::vector<Driver>> out;
+  if (filter.kind != Expr::Kind::kOr) return out;
+  for (const Expr& branch : filter.children) {
+    out.push_back(Drivers(branch));
+    if (out.back().empty()) return {};
+  }
+  return out;
+}
+
 std::vector<Driver> Drivers(const Expr& filter) {
   std::vector<Driver> out;
   if (filter.kind == Expr::Kind::kPredicate) {

@@ -95,6 +95,15 @@ struct Driver {
 std::vector<Driver> Drivers(const query::Expr& filter);
 // The first driver whose KnownBound() is not 0: it needs no count to drive (none: nullopt).
 std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers);
+// The drivers of each branch of an OR at the top of `filter` (none: not such an OR, or one with
+// a branch that has no driver, which only the planner's collection serves). The OR's matches
+// below a cursor are at most the sum over its branches of the fewest index entries of a
+// branch's drivers, so the stores count them as they count one conjunction's drivers: under
+// kRangeProbeLimit in all, the planner collects the branches' index matches (a page costs time
+// in proportion to them); otherwise a page walks the entities down from the cursor with the
+// whole filter probed on each, as a broad range's does (RangeWalkWindow), and the planner
+// collects when the window holds no page.
+std::vector<std::vector<Driver>> BranchDrivers(const query::Expr& filter);
 
 // A driver's index rows on alias `a`: `FROM <table> a WHERE <conditions>`, the entity id of a row
 // being `id` ("a.entity_id" in attr_num or attr_str, "a.id" in entities). The conditions are one

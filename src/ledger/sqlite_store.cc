@@ -370,10 +370,11 @@ class SqliteStore final : public Store {
   }
 
   // The driver with the fewest index entries below the cursor when one has fewer than `limit`
-  // (counted up to `limit` each), else nullopt.
+  // (counted up to `limit` each; *fewest_count, when given, their number), else nullopt.
   Result<std::optional<std::size_t>> FewestBelow(const std::vector<sql::Driver>& drivers,
                                                  std::int64_t before_id, std::uint64_t limit,
-                                                 std::uint64_t* scanned) {
+                                                 std::uint64_t* scanned,
+                                                 std::uint64_t* fewest_count = nullptr) {
     std::optional<std::size_t> best;
     std::uint64_t fewest = limit;
     for (std::size_t i = 0; i < drivers.size(); ++i) {
@@ -397,6 +398,7 @@ class SqliteStore final : public Store {
         best = i;
       }
     }
+    if (fewest_count != nullptr) *fewest_count = fewest;
     return best;
   }
 
@@ -437,7 +439,25 @@ class SqliteStore final : public Store {
     Plan plan;
     if (r.filter == nullptr) return plan;
     std::vector<sql::Driver> drivers = sql::Drivers(*r.filter);
-    if (drivers.empty()) return plan;
+    if (drivers.empty()) {
+      // An OR whose branches each have a driver (sql::BranchDrivers): the planner collects it
+      // when its branches' fewest drivers have fewer than kRangeProbeLimit entries in all,
+      // else the entities are walked, the whole filter probed on each.
+      std::uint64_t total = 0;
+      const auto branches = sql::BranchDrivers(*r.filter);
+      for (const auto& branch : branches) {
+        std::uint64_t n = 0;
+        VEIL_ASSIGN_OR_RETURN(
+            const std::optional<std::size_t> best,
+            FewestBelow(branch, r.before_id, sql::kRangeProbeLimit - total, scanned, &n));
+        if (!best) {
+          VEIL_ASSIGN_OR_RETURN(plan.window, WindowBelow(r));
+          return plan;
+        }
+        total += n;
+      }
+      return plan;
+    }
     if (drivers.size() == 1 && drivers[0].equality) {
       plan.driver = std::move(drivers[0]);
       plan.probe_rest = false;
@@ -462,14 +482,18 @@ class SqliteStore final : public Store {
       return plan;
     }
     plan.driver = std::move(*range);
-    // The top: the cursor, but never above the highest id + 1 (a cursor is a digest, not a
-    // secret, and may name any id).
+    VEIL_ASSIGN_OR_RETURN(plan.window, WindowBelow(r));
+    return plan;
+  }
+
+  // A walk's window below its top: the cursor, but never above the highest id + 1 (a cursor is
+  // a digest, not a secret, and may name any id).
+  Result<Window> WindowBelow(const QueryRequest& r) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
     std::int64_t top = s->Step() ? s->ColInt(0) : 1;
     VEIL_RETURN_IF_ERROR(s->status());
     if (r.before_id > 0) top = std::min(top, r.before_id);
-    plan.window = sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
-    return plan;
+    return sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
   }
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,

@@ -1224,6 +1224,8 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     EXPECT_EQ(seen, want) << q;
     EXPECT_EQ(CountOf(q), want.size()) << q;
   };
+  const std::string b2 = std::to_string(blocks[1]), b9 = std::to_string(blocks[8]);
+  const auto created = [&](int i) { return blocks[static_cast<std::size_t>(i / 150)]; };
   for (bool after : {false, true}) {
     if (after) {
       ASSERT_LT(Head(), 20u);
@@ -1271,8 +1273,6 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     // Meta fields drive as their indexes allow: a narrow creation range beside broad ranges
     // (the walk's window holds none of its old matches), a narrow expiry, $key's unique index,
     // and broad meta fields alone or together, which walk.
-    const std::string b2 = std::to_string(blocks[1]), b9 = std::to_string(blocks[8]);
-    const auto created = [&](int i) { return blocks[static_cast<std::size_t>(i / 150)]; };
     expect(
         "n >= 100 && $createdAtBlock <= " + b2 + " && m >= 100",
         [&](int i, int) { return i >= 100 && created(i) <= blocks[1]; }, after);
@@ -1293,9 +1293,36 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
         "$key IN (" + Hex(keys[7]) + ", " + Hex(keys[8]) + ", " + Hex(keys[1400]) + ") && n >= 8",
         [](int i, int) { return i == 8 || i == 1400; }, after);
   }
+  // ORs whose branches each have a driver: broad (walked), narrow (collected), broad in their
+  // counts but all old (the walk's window holds none, the planner collects), a branch that is a
+  // conjunction, a meta field's branch, and a branch without a driver (the planner's).
+  ASSERT_GE(Head(), 20u);  // the entities created to expire at 20 are gone
+  expect(
+      "n >= 100 || m >= 100", [](int, int) { return true; }, true);
+  expect(
+      "n < 50 || m < 50", [](int i, int) { return i < 50 || i > 1450; }, true);
+  expect(
+      "n < 600 || m < 600", [](int i, int) { return i < 600 || i > 900; }, true);
+  expect(
+      "n < 900 || m > 1000", [](int i, int) { return i < 900; }, true);
+  expect(
+      "(n >= 100 && p = 1) || s = \"0007\" || $createdAtBlock <= " + b2,
+      [&](int i, int) { return (i >= 100 && i % 3 == 1) || i == 7 || created(i) <= blocks[1]; },
+      true);
+  expect(
+      "NOT (p = 1) || n >= 1400", [](int i, int) { return i % 3 != 1 || i >= 1400; }, true);
+  for (const auto& [q, walks] :
+       {std::pair<std::string, bool>{"n >= 100 || m >= 100", true}, {"n < 50 || m < 50", false}}) {
+    auto plan = ledger_->Explain(q);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    if (!IsPostgres()) {
+      EXPECT_EQ(plan->find("walk of ids") != std::string::npos, walks) << q << "\n" << *plan;
+    } else {
+      EXPECT_NE(plan->find("walk:"), std::string::npos) << q << "\n" << *plan;
+    }
+  }
   // A narrow meta conjunct drives (counted under the probe's limit: no walk), from its index.
-  auto narrow = ledger_->Explain("$createdAtBlock <= " + std::to_string(blocks[1]) +
-                                 " && n >= 100 && m >= 100");
+  auto narrow = ledger_->Explain("$createdAtBlock <= " + b2 + " && n >= 100 && m >= 100");
   ASSERT_TRUE(narrow.ok()) << narrow.status().ToString();
   if (!IsPostgres()) {  // PostgreSQL's Explain shows every statement a range may run
     EXPECT_NE(narrow->find("entities_created"), std::string::npos) << *narrow;
