@@ -64,6 +64,8 @@
 //                         matches are the oldest entities (the walk from the top finds none)
 //     OwnerAndPage200     Query(`$owner = P && score >= A`), P the population's one owner:
 //                         a broad meta field beside a broad range
+//     BroadOrPage200      Query(`region = "rXX" || region = "rYY"`), limit 200: the first
+//                         page of an OR of two equalities that match N/8 together
 //     In20                Query(`$key IN (20 keys)`): one statement
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
@@ -652,6 +654,7 @@ enum class Read {
   kBroadAndPage200,
   kMetaAndPage200,
   kOwnerAndPage200,
+  kBroadOrPage200,
   kIn20,
   kCountSelective,
   kCountBroad,
@@ -671,6 +674,7 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kBroadAndPage200, "BroadAndPage200"},
     {Read::kMetaAndPage200, "MetaAndPage200"},
     {Read::kOwnerAndPage200, "OwnerAndPage200"},
+    {Read::kBroadOrPage200, "BroadOrPage200"},
     {Read::kIn20, "In20"},
     {Read::kCountSelective, "CountSelective"},
     {Read::kCountBroad, "CountBroad"},
@@ -759,6 +763,10 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
       q.text = "$owner = 0x" + ToHex(PopulationAddress()) +
                " && score >= " + std::to_string(Mix(rng++) % (kScoreRange / 4));
       q.expect = static_cast<long>(std::min<std::uint64_t>(n / 2, 200));
+      break;
+    case Read::kBroadOrPage200:
+      q.text = "region = \"" + Region(i) + "\" || region = \"" + Region(i + 1) + "\"";
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n / kRegions * 2, 200));
       break;
     case Read::kIn20:
       q.text = "$key IN (";
