@@ -1219,8 +1219,9 @@ class PostgresStore final : public Store {
       // The driver with the fewest index entries, each counted up to cap + 1 in one statement
       // (the count probes its driver's entries until cap + 1 pass: never more than it has).
       // ($key's unique index needs no count: BoundedDriver.)
-      std::size_t which = sql::BoundedDriver(drivers).value_or(0);
-      if (drivers.size() > 1 && !sql::BoundedDriver(drivers)) {
+      const std::optional<std::size_t> bounded = sql::BoundedDriver(drivers);
+      std::size_t which = bounded.value_or(0);
+      if (drivers.size() > 1 && !bounded) {
         VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
                               FewestBelow(drivers, 0, cap + 1));
         which = best.value_or(0);
@@ -1306,8 +1307,7 @@ class PostgresStore final : public Store {
   Result<std::string> Explain(const QueryRequest& r) override {
     std::vector<sql::Driver> drivers;
     if (r.filter != nullptr) drivers = sql::Drivers(*r.filter);
-    const auto range = std::find_if(drivers.begin(), drivers.end(),
-                                    [](const sql::Driver& d) { return !d.equality; });
+    const auto range = sql::WalkDriver(drivers);
     if (range == drivers.end()) {
       VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
       VEIL_ASSIGN_OR_RETURN(std::string planned, ExplainCompiled(c));
@@ -2176,12 +2176,11 @@ class PostgresStore final : public Store {
   Result<std::vector<Entity>> QueryRows(const QueryRequest& r, AttrSource src, bool* lacks_copy) {
     std::vector<sql::Driver> drivers;
     if (r.filter != nullptr) drivers = sql::Drivers(*r.filter);
-    const auto range = std::find_if(drivers.begin(), drivers.end(),
-                                    [](const sql::Driver& d) { return !d.equality; });
-    // A filter without a range, glob or IN list on an attribute is the planner's (its
-    // statistics choose among the equalities); one with such a driver takes RangeRows' plans,
-    // driven by the driver with the fewest index entries when another has fewer than the
-    // probe's limit (one statement more), else by its first range.
+    const auto range = sql::WalkDriver(drivers);
+    // A filter whose drivers are all attribute equalities is the planner's (its statistics
+    // choose among them); one with another driver (a range, glob or IN list on an attribute, a
+    // meta field) takes RangeRows' plans, driven by the driver with the fewest index entries
+    // when one has fewer than the probe's limit (one statement more), else by sql::WalkDriver.
     std::optional<sql::Driver> equality;
     if (range != drivers.end()) {
       auto which = static_cast<std::size_t>(range - drivers.begin());
@@ -2403,9 +2402,9 @@ class PostgresStore final : public Store {
 
   // The left side of a driver's `id < cursor`: an attribute's entity id, which an equality's
   // (name, value, entity_id) index bounds; a meta field's entity id as an expression, which no
-  // index serves (the field's own index holds no id order PostgreSQL can bound, and a generic
-  // plan could otherwise walk the primary key down from the cursor testing the field on every
-  // entity).
+  // index serves (the field's own index holds no id order PostgreSQL can bound, and a plan that
+  // walked the primary key down from the cursor would test the field on every entity below it
+  // when the field's matches are old).
   static std::string IdBelow(const sql::Driver& driver, const sql::DriverRows& rows) {
     return (driver.meta ? "(" + rows.id + " + 0)" : rows.id) + " < ";
   }

@@ -289,6 +289,13 @@ std::uint64_t Driver::KnownBound() const {
   return bound < kRangeProbeLimit ? bound : 0;
 }
 
+std::vector<Driver>::iterator WalkDriver(std::vector<Driver>& drivers) {
+  const auto attribute = std::find_if(drivers.begin(), drivers.end(),
+                                      [](const Driver& d) { return !d.equality && !d.meta; });
+  if (attribute != drivers.end()) return attribute;
+  return std::find_if(drivers.begin(), drivers.end(), [](const Driver& d) { return d.meta; });
+}
+
 std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers) {
   for (std::size_t i = 0; i < drivers.size(); ++i) {
     if (drivers[i].KnownBound() != 0) return i;

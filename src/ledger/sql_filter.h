@@ -93,6 +93,11 @@ struct Driver {
 // The drivers of `filter`, in the order of their first conjunct (none: a filter that is not an
 // AND of such conjuncts and others, e.g. an OR or a NOT at the top, or `$contentType` alone).
 std::vector<Driver> Drivers(const query::Expr& filter);
+// The driver a walk is led by (the stores' range plans): the first attribute range, glob or IN
+// list, else the first meta field's driver (drivers.end(): every driver is an attribute
+// equality, whose index is walked instead). An attribute's comes first because its statements
+// keep a generic plan on PostgreSQL, where a meta field's are planned at every call.
+std::vector<Driver>::iterator WalkDriver(std::vector<Driver>& drivers);
 // The first driver whose KnownBound() is not 0: it needs no count to drive (none: nullopt).
 std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers);
 // The drivers of each branch of an OR at the top of `filter` (none: not such an OR, or one with

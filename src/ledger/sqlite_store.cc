@@ -474,8 +474,7 @@ class SqliteStore final : public Store {
       plan.driver = std::move(drivers[*best]);
       return plan;
     }
-    const auto range = std::find_if(drivers.begin(), drivers.end(),
-                                    [](const sql::Driver& d) { return !d.equality; });
+    const auto range = sql::WalkDriver(drivers);
     if (range == drivers.end()) {
       plan.driver = std::move(drivers[0]);
       plan.probe_rest = false;
@@ -506,8 +505,9 @@ class SqliteStore final : public Store {
       // The driver with the fewest index entries, each counted up to cap + 1 (the count probes
       // its driver's entries until cap + 1 pass: never more than the driver has).
       // ($key's unique index needs no count: BoundedDriver.)
-      std::size_t which = sql::BoundedDriver(drivers).value_or(0);
-      if (drivers.size() > 1 && !sql::BoundedDriver(drivers)) {
+      const std::optional<std::size_t> bounded = sql::BoundedDriver(drivers);
+      std::size_t which = bounded.value_or(0);
+      if (drivers.size() > 1 && !bounded) {
         VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
                               FewestBelow(drivers, 0, cap + 1, &scanned));
         which = best.value_or(0);
