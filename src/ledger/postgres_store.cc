@@ -2317,13 +2317,14 @@ class PostgresStore final : public Store {
     return std::optional<std::vector<Entity>>(std::move(rows));
   }
 
-  // A page driven by drivers[which], a range, glob or IN list on an attribute (sql::Drivers;
-  // sql_filter.h, kRangeProbeLimit and RangeWalkWindow; docs/notes/ledger.md, "Query plans"),
-  // the rest of the filter probed on each entity, in up to three statements (four when the
-  // filter has several drivers), each of whose plans its text fixes, so each is prepared and
-  // its generic plan kept (planning a range for its own values cost 0.3-0.5 ms a call in a
-  // statement log, more than the rest of a range of 50). The first counts the driver's index
-  // entries below the cursor up to the probe's limit and, when there are fewer, is the page
+  // A page driven by drivers[which], a range, glob or IN list on an attribute or a meta field's
+  // driver (sql::Drivers; sql_filter.h, kRangeProbeLimit and RangeWalkWindow;
+  // docs/notes/ledger.md, "Query plans"), the rest of the filter probed on each entity, in up
+  // to three statements (four when the filter has several drivers), each of whose plans its
+  // text fixes, so each is prepared and its generic plan kept (planning a range for its own
+  // values cost 0.3-0.5 ms a call in a statement log, more than the rest of a range of 50),
+  // except a meta field's, planned at every call (PlannedForValues). The first counts the driver's
+  // index entries below the cursor up to the probe's limit and, when there are fewer, is the page
   // (RangeSelect's kProbe); otherwise the walk of a window of ids is (kWalk), and when its
   // window holds no page, the collection (kCollect) by the driver with the fewest entries. A
   // statement with all three behind one-time filters took 80-90 us more server time a narrow
@@ -2419,7 +2420,8 @@ class PostgresStore final : public Store {
   //   0.5% of the table, got a bitmap scan of the whole window and a sort), each one's attribute
   //   row probed by (entity_id, name) in a LATERAL subquery (the value compared as an expression,
   //   so that the (name, value) index, which would walk the whole range for every probe, is
-  //   never the one chosen); the outer LIMIT stops the walk after a page.
+  //   never the one chosen; a meta field's driver probes the entity's row by its primary key);
+  //   the outer LIMIT stops the walk after a page.
   // - kCollect: the range's index rows in a subquery that cannot be flattened (OFFSET 0), each
   //   match's row by its id (LATERAL), the live ones sorted by id.
   // Each tests the rest of the filter on each entity by probes of its rows (sql::ProbeRef).

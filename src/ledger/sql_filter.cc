@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace veil::ledger::sql {
@@ -18,6 +19,23 @@ using query::Field;
 using query::Predicate;
 
 bool Numeric(const Predicate& p) { return p.values[0].index() == 0; }
+
+// A comparison of a block number (stored as a signed 64-bit integer, so below 2^63) whose
+// literals are at most 2^63 - 1: a larger one becomes 2^63 - 1, `<` turning into `<=` and `>=`
+// into `>`, which keeps its meaning for every stored block (bound as it was, 2^63 and above
+// wrapped to negative numbers: `$expiresAt < 2^64 - 1` matched nothing).
+Predicate BlockBound(const Predicate& p) {
+  constexpr auto kMax = static_cast<std::uint64_t>(INT64_MAX);
+  Predicate out = p;
+  for (auto& v : out.values) {
+    auto* n = std::get_if<std::uint64_t>(&v);
+    if (n == nullptr || *n <= kMax) continue;
+    *n = kMax;
+    if (out.op == CmpOp::kLt) out.op = CmpOp::kLe;
+    if (out.op == CmpOp::kGe) out.op = CmpOp::kGt;
+  }
+  return out;
+}
 
 // Operators whose predicates on one column merge into one index range under an AND.
 bool Mergeable(const Expr& e) {
@@ -222,7 +240,8 @@ class Compiler {
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (i > 0) *sql += " AND ";
-      VEIL_RETURN_IF_ERROR(Comparison(column, *ps[i], biased, sql));
+      const bool block = p.field == Field::kExpiresAt || p.field == Field::kCreatedAtBlock;
+      VEIL_RETURN_IF_ERROR(Comparison(column, block ? BlockBound(*ps[i]) : *ps[i], biased, sql));
     }
     *sql += close;
     if (negated) *sql += ")";

@@ -77,7 +77,7 @@ Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string
 // the rest of the filter's top-level AND, which the plans test on each candidate by probes
 // (ProbeRef).
 struct Driver {
-  query::Expr index;  // the conjunct: a predicate, or an AND of one attribute's comparisons
+  query::Expr index;  // a predicate, or an AND of one attribute's or meta field's comparisons
   query::Expr rest;   // Kind::kAll when the driver is the whole filter
   // An attribute equality: its index entries come in entity-id order, so a page can walk them
   // down from the cursor (a meta field's equality is not one: it is counted and collected or

@@ -350,7 +350,8 @@ class SqliteStore final : public Store {
     std::optional<Window> window;
     // The rest tested by probes of each candidate's rows (a driver chosen by its count, so few
     // candidates, or a walk); false: by the rest's id subqueries, which the planner may collect
-    // once (a narrow meta field's index, say) while an equality's index is walked down.
+    // once while an equality's index is walked down (the rest of a filter whose drivers are all
+    // equalities: other equalities, a NOT, an OR, `$contentType`).
     bool probe_rest = true;
   };
 

@@ -991,6 +991,14 @@ TEST_P(LedgerTest, TwoSidedRangeIsOneIndexRange) {
   EXPECT_EQ(CountOf("n >= 10 && n < 20 && n = 15"), 1u);
   EXPECT_EQ(CountOf("n >= 20 && n < 10"), 0u);
   EXPECT_EQ(CountOf("$expiresAt >= 110 && $expiresAt < 115"), 5u);
+  // Block numbers at and above 2^63 (stored signed, so every block is below them).
+  EXPECT_EQ(CountOf("$expiresAt < 18446744073709551615"), 60u);
+  EXPECT_EQ(CountOf("$expiresAt <= 9223372036854775808 && $createdAtBlock < 9223372036854775807"),
+            60u);
+  EXPECT_EQ(CountOf("$expiresAt >= 9223372036854775808 || $createdAtBlock > 18446744073709551615"),
+            0u);
+  EXPECT_EQ(CountOf("$expiresAt IN (9223372036854775808, 105)"), 1u);
+  EXPECT_EQ(Keys("$createdAtBlock < 18446744073709551615").size(), 60u);
   EXPECT_EQ(CountOf("NOT (n >= 10 && n < 20)"), 50u);
   auto page = ledger_->Query("n >= 40 && n < 45");
   ASSERT_TRUE(page.ok()) << page.status().ToString();
