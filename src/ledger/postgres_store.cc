@@ -1335,7 +1335,7 @@ class PostgresStore final : public Store {
       if (bounded && plan != RangePlan::kProbe) break;
       VEIL_ASSIGN_OR_RETURN(Compiled c, RangeSelect(r, driver, AttrSource::kRowCopy, plan, window));
       VEIL_ASSIGN_OR_RETURN(std::string one,
-                            ExplainCompiled(c, /*generic=*/!PlannedForValues(driver)));
+                            ExplainCompiled(c, /*generic=*/!PlannedForValues(driver, plan)));
       out += (out.empty() ? "" : std::string(label) + ":\n") + one;
     }
     return out;
@@ -2242,7 +2242,7 @@ class PostgresStore final : public Store {
       VEIL_RETURN_IF_ERROR(sql::CompileDriverRows(drivers[i], d, &rows));
       if (!before.empty()) rows.conditions += " AND " + IdBelow(drivers[i], rows) + before;
       c.sql += (i ? ", " : "") + std::string("(SELECT count(*) FROM (SELECT 1 FROM ") + rows.table +
-               " a WHERE " + rows.conditions + " LIMIT " + lim + ") t)";
+               " a WHERE " + rows.conditions + IndexOrder(drivers[i]) + " LIMIT " + lim + ") t)";
     }
     if (top) c.sql += ", (SELECT COALESCE(max(id), 0) + 1 FROM entities)";
     VEIL_ASSIGN_OR_RETURN(auto res, PlannedForValues(drivers)
@@ -2323,9 +2323,9 @@ class PostgresStore final : public Store {
   // to three statements (four when the filter has several drivers), each of whose plans its
   // text fixes, so each is prepared and its generic plan kept (planning a range for its own
   // values cost 0.3-0.5 ms a call in a statement log, more than the rest of a range of 50),
-  // except a meta field's, planned at every call (PlannedForValues). The first counts the driver's
-  // index entries below the cursor up to the probe's limit and, when there are fewer, is the page
-  // (RangeSelect's kProbe); otherwise the walk of a window of ids is (kWalk), and when its
+  // except some of a meta field's, planned at every call (PlannedForValues). The first counts the
+  // driver's index entries below the cursor up to the probe's limit and, when there are fewer, is
+  // the page (RangeSelect's kProbe); otherwise the walk of a window of ids is (kWalk), and when its
   // window holds no page, the collection (kCollect) by the driver with the fewest entries. A
   // statement with all three behind one-time filters took 80-90 us more server time a narrow
   // range than the probe alone: PostgreSQL sets up every branch's plan however few run.
@@ -2335,15 +2335,15 @@ class PostgresStore final : public Store {
     // that the state the caller checks is the one beside the statement that made the page.
     const bool carrying = carry_state_;
     const sql::Driver& driver = drivers[which];
-    // A meta field's statements are planned for their values (PlannedForValues).
-    const bool per_call = PlannedForValues(driver);
-    const auto run = [&](const Compiled& c) {
+    // Some of a meta field's statements are planned for their values (PlannedForValues).
+    const auto run = [&](const Compiled& c, RangePlan plan) {
       if (carrying) CarryStateWithNextRead();
-      return per_call ? ExecPlannedPerCall(c.sql, c.params)
-                      : ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
+      return PlannedForValues(driver, plan)
+                 ? ExecPlannedPerCall(c.sql, c.params)
+                 : ExecCached(c.sql, c.params, /*may_carry=*/true, /*force_generic=*/true);
     };
     VEIL_ASSIGN_OR_RETURN(const Compiled probe, RangeSelect(r, driver, src, RangePlan::kProbe));
-    VEIL_ASSIGN_OR_RETURN(auto res, run(probe));
+    VEIL_ASSIGN_OR_RETURN(auto res, run(probe, RangePlan::kProbe));
     // Its last two columns: the entries counted, and the top of the walk's window.
     const int fields = PQnfields(res.get());
     if (PQntuples(res.get()) < 1 || fields < 2) {
@@ -2363,7 +2363,7 @@ class PostgresStore final : public Store {
         sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
     VEIL_ASSIGN_OR_RETURN(const Compiled walk,
                           RangeSelect(r, driver, src, RangePlan::kWalk, window));
-    VEIL_ASSIGN_OR_RETURN(res, run(walk));
+    VEIL_ASSIGN_OR_RETURN(res, run(walk, RangePlan::kWalk));
     if (static_cast<std::size_t>(PQntuples(res.get())) > r.limit || window.low == 0) {
       return ReadEntities(res.get(), r.projection, src, lacks_copy, /*account_ids=*/true);
     }
@@ -2381,7 +2381,7 @@ class PostgresStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(const Compiled collect,
                           RangeSelect(r, drivers[which], src, RangePlan::kCollect));
     if (carrying) CarryStateWithNextRead();
-    VEIL_ASSIGN_OR_RETURN(res, PlannedForValues(drivers[which])
+    VEIL_ASSIGN_OR_RETURN(res, PlannedForValues(drivers[which], RangePlan::kCollect)
                                    ? ExecPlannedPerCall(collect.sql, collect.params)
                                    : ExecCached(collect.sql, collect.params, /*may_carry=*/true,
                                                 /*force_generic=*/true));
@@ -2390,15 +2390,36 @@ class PostgresStore final : public Store {
 
   enum class RangePlan { kProbe, kWalk, kCollect };
 
-  // True when a statement over these drivers' index rows is planned for its values rather than
-  // kept generic: a meta field's, whose generic plan guesses a third of the table for each
-  // bound of a block number, where a sequential scan under the count's LIMIT looks cheaper
-  // than the field's index and reads the whole table when the matches are the newest rows
-  // (a test caught it on 1,500 entities); with its values the planner sees how many match.
-  static bool PlannedForValues(const sql::Driver& driver) { return driver.meta; }
+  // True when a statement of `plan` over the driver's index rows (kProbe: its count too) is
+  // planned for its values rather than kept generic. A generic plan guesses a third of the
+  // table for each bound of a block number and, for an owner, the rows of an average account;
+  // under the count's LIMIT a sequential scan then looked cheaper than the field's index, and it
+  // reads the whole table when the matches are the newest rows (a test caught it on 1,500
+  // entities). So: a meta field's collection (no LIMIT) and an owner's or creator's count; a
+  // block number's or $key's count keeps its generic plan, its rows taken in the order of the
+  // field's index (IndexOrder), which a sequential scan could give only by sorting every match;
+  // a walk probes each entity's row by its primary key, which any plan takes.
+  static bool PlannedForValues(const sql::Driver& driver, RangePlan plan) {
+    if (!driver.meta || plan == RangePlan::kWalk) return false;
+    return plan == RangePlan::kCollect || IndexOrder(driver).empty();
+  }
   static bool PlannedForValues(const std::vector<sql::Driver>& drivers) {
     return std::any_of(drivers.begin(), drivers.end(),
-                       [](const sql::Driver& d) { return PlannedForValues(d); });
+                       [](const sql::Driver& d) { return PlannedForValues(d, RangePlan::kProbe); });
+  }
+  // ` ORDER BY` a block number's or $key's column on alias `a` (empty for other drivers).
+  static std::string IndexOrder(const sql::Driver& driver) {
+    if (!driver.meta) return "";
+    switch (driver.Predicates()[0]->field) {
+      case query::Field::kExpiresAt:
+        return " ORDER BY a.expires_block";
+      case query::Field::kCreatedAtBlock:
+        return " ORDER BY a.created_block";
+      case query::Field::kKey:
+        return " ORDER BY a.key";
+      default:
+        return "";
+    }
   }
 
   // The left side of a driver's `id < cursor`: an attribute's entity id, which an equality's
@@ -2463,7 +2484,7 @@ class PostgresStore final : public Store {
                                                   limit + " ORDER BY e.id DESC LIMIT " + rows,
                                               "e.id DESC", r.projection, src, /*account_ids=*/true);
         c.sql = "WITH n AS MATERIALIZED (SELECT " + entity_id + " FROM " + table + " a WHERE " +
-                conditions + " LIMIT " + limit +
+                conditions + IndexOrder(driver) + " LIMIT " + limit +
                 ") SELECT q.*, k.k, k.top FROM (SELECT count(*) "
                 "AS k, CASE WHEN count(*) >= " +
                 limit + " THEN " + top + " END AS top FROM n) k LEFT JOIN LATERAL (" + page +
