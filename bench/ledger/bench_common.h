@@ -122,6 +122,13 @@ inline const char* StatusOf(std::uint64_t i) {
   return kStatus[i % 4];
 }
 
+// The bytes the ledger stores for entity i's one-entity create (ledger_bench.cc, from the
+// ledger's own encoders): the signed transaction as a block keeps it, and the entity row's copy
+// of its attributes. The raw rows that write the ledger's data model (engine_bench.cc) use them so
+// that their rows are the ledger's sizes.
+Bytes LedgerTxBody(std::uint64_t i);
+Bytes LedgerStoredAttributes(std::uint64_t i);
+
 // u64 values as the ledger's SQLite store keeps them (v XOR 2^63, so that signed order is u64
 // order): for the raw programs that write or read the same rows.
 inline std::int64_t Biased(std::uint64_t v) { return static_cast<std::int64_t>(v ^ (1ULL << 63)); }

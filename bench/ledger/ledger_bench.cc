@@ -223,6 +223,18 @@ class Signer {
   std::uint64_t nonce_ = 0;
 };
 
+}  // namespace
+
+Bytes LedgerTxBody(std::uint64_t i) {
+  Signer signer("veil.bench.ledger.raw-rows.v1");
+  return signer.SignCreates(i, 1).value();
+}
+Bytes LedgerStoredAttributes(std::uint64_t i) {
+  return EncodeStoredAttributes(MakeCreate(i).attributes);
+}
+
+namespace {
+
 constexpr std::string_view kPopulationLabel = "veil.bench.ledger.population.v1";
 
 const Address& PopulationAddress() {
