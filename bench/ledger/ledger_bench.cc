@@ -166,9 +166,9 @@ bool IsSqlite(Backend b) {
 
 constexpr std::uint64_t kChainId = 7;
 constexpr std::uint64_t kExpires = 1'000'000'000;  // far beyond any head a run reaches
-constexpr int kDataVersion = 4;                    // part of the cache names (3 had 2 KiB pages)
-constexpr std::uint64_t kPopulateOps = 200;        // creates per population transaction
-constexpr std::uint64_t kRangeMatches = 50;        // expected matches of RangeQuery
+constexpr int kDataVersion = 5;  // part of the cache names (3 had 2 KiB pages; 4, SQLite format 3)
+constexpr std::uint64_t kPopulateOps = 200;  // creates per population transaction
+constexpr std::uint64_t kRangeMatches = 50;  // expected matches of RangeQuery
 // Reads model a node whose working set fits its caches: Ledger::Prewarm loads the population into
 // SQLite's connection cache (3 GiB, the whole file: the 10^6 file is 1.7 GiB at 4 KiB pages and
 // 1.8 at 2 KiB, whose pages also carry twice the cache's per-page headers; at 1 GiB a page of 200

@@ -1116,14 +1116,31 @@ Status Ledger::VerifyChain() {
     prev_hash = h->hash;
   }
   if (prev_hash != state_.head.hash) return bad(state_.head.number, "head hash mismatch");
-  // Every stored entity must be the state its last change committed to.
+  // Every stored entity must be the state its last change committed to. That change is in the
+  // block of the entity's updated_block (every change sets it, and the entity hash covers it):
+  // each block's changes are read once while they stay in a cache of 64 blocks (a batch's
+  // entities share blocks).
+  std::map<std::uint64_t, std::vector<Change>> block_changes;
   std::int64_t after = 0;
   while (true) {
     VEIL_ASSIGN_OR_RETURN(auto batch, store_->ScanEntities(after, 256));
     if (batch.empty()) break;
     for (const auto& e : batch) {
-      VEIL_ASSIGN_OR_RETURN(auto c, store_->GetChange(e.last_change));
-      if (!c || c->key != e.key) {
+      auto it = block_changes.find(e.updated_block);
+      if (it == block_changes.end()) {
+        if (e.updated_block > state_.head.number) {
+          return DataLoss("entity " + ToHex(e.key) + ": updated in block " +
+                          std::to_string(e.updated_block) + ", beyond the head");
+        }
+        if (block_changes.size() >= 64) block_changes.erase(block_changes.begin());
+        VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(e.updated_block));
+        it = block_changes.emplace(e.updated_block, std::move(changes)).first;
+      }
+      const Change* c = nullptr;
+      for (const Change& x : it->second) {
+        if (x.seq == e.last_change) c = &x;
+      }
+      if (c == nullptr || c->key != e.key) {
         return DataLoss("entity " + ToHex(e.key) + ": no matching change");
       }
       if (EntityHash(e) != c->entity_hash) {

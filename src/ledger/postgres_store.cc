@@ -1419,19 +1419,6 @@ class PostgresStore final : public Store {
     return out;
   }
 
-  Result<std::optional<Change>> GetChange(std::uint64_t seq) override {
-    VEIL_ASSIGN_OR_RETURN(
-        auto r, ExecCached("SELECT seq, block, kind, key, entity_hash FROM changes WHERE seq = $1",
-                           {Int8(I64(seq))}));
-    std::optional<Change> out;
-    if (PQntuples(r.get()) > 0) {
-      Row row(r.get(), 0);
-      out = ReadChange(row);
-      VEIL_RETURN_IF_ERROR(row.status());
-    }
-    return out;
-  }
-
   Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) override {
     // Both copies of the attributes, compared (VerifyChain's scan): the row's, which reads
     // return and the entity hash covers, and the attr_* rows, which queries match against.

@@ -55,6 +55,85 @@ Result<std::vector<Attribute>> DecodeStoredAttributes(ByteView encoded, const En
   return attrs;
 }
 
+namespace {
+// Bounds for decoding a block row: structure only, wide enough for any Limits profile.
+constexpr std::size_t kMaxStoredTxBytes = std::size_t{64} << 20;
+constexpr std::uint32_t kMaxBlockRowItems = std::uint32_t{1} << 24;
+
+// A block row's leading count, which must be the header's (0 after an error, so that nothing
+// more is read).
+std::uint32_t ReadBlockRowCount(Reader& r, std::uint32_t expected, const char* what) {
+  const std::uint32_t n = r.U32();
+  if (r.ok() && (n != expected || n > kMaxBlockRowItems)) {
+    r.Fail(std::to_string(n) + " " + what + " where the header says " + std::to_string(expected));
+  }
+  return r.ok() ? n : 0;
+}
+
+Status BlockRowError(std::uint64_t block, const char* what, const Status& st) {
+  return DataLoss("block " + std::to_string(block) + ": stored " + what + ": " + st.message());
+}
+}  // namespace
+
+Bytes EncodeBlockTxs(std::span<const StoredTx> txs) {
+  Writer w;
+  w.U32(static_cast<std::uint32_t>(txs.size()));
+  for (const StoredTx& t : txs) w.Fixed(t.hash).U64(t.gas).VarBytes(t.encoded);
+  return std::move(w).Take();
+}
+
+Result<std::vector<StoredTx>> DecodeBlockTxs(ByteView encoded, std::uint64_t block,
+                                             std::uint32_t tx_count) {
+  Reader r(encoded);
+  const std::uint32_t n = ReadBlockRowCount(r, tx_count, "transactions");
+  std::vector<StoredTx> out;
+  for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
+    StoredTx t;
+    t.block = block;
+    t.index = i;
+    r.Fixed(t.hash);
+    t.gas = r.U64();
+    const ByteView body = r.VarBytes(kMaxStoredTxBytes);
+    t.encoded.assign(body.begin(), body.end());
+    out.push_back(std::move(t));
+  }
+  if (const Status st = r.Finish(); !st.ok()) return BlockRowError(block, "transactions", st);
+  return out;
+}
+
+Bytes EncodeBlockChanges(std::span<const Change> changes) {
+  Writer w;
+  w.U32(static_cast<std::uint32_t>(changes.size()));
+  for (const Change& c : changes) {
+    w.U8(static_cast<std::uint8_t>(c.kind)).Fixed(c.key).Fixed(c.entity_hash);
+  }
+  return std::move(w).Take();
+}
+
+Result<std::vector<Change>> DecodeBlockChanges(ByteView encoded, std::uint64_t block,
+                                               std::uint64_t first_seq,
+                                               std::uint32_t change_count) {
+  Reader r(encoded);
+  const std::uint32_t n = ReadBlockRowCount(r, change_count, "changes");
+  std::vector<Change> out;
+  for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
+    Change c;
+    c.seq = first_seq + i;
+    c.block = block;
+    const std::uint8_t kind = r.U8();
+    if (r.ok() && (kind < static_cast<std::uint8_t>(ChangeKind::kCreate) ||
+                   kind > static_cast<std::uint8_t>(ChangeKind::kDelete))) {
+      r.Fail("unknown change kind " + std::to_string(kind));
+    }
+    c.kind = static_cast<ChangeKind>(kind);
+    r.Fixed(c.key);
+    r.Fixed(c.entity_hash);
+    out.push_back(c);
+  }
+  if (const Status st = r.Finish(); !st.ok()) return BlockRowError(block, "changes", st);
+  return out;
+}
+
 Status SetAccounts(std::span<const std::pair<std::int64_t, std::int64_t>> ids, const Projection& p,
                    const AccountLookup& address, std::vector<Entity>* out) {
   for (std::size_t i = 0; i < ids.size(); ++i) {

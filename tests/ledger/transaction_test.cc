@@ -7,6 +7,7 @@
 
 #include "veil/base/codec.h"
 #include "veil/crypto/hash.h"
+#include "veil/ledger/store.h"
 
 namespace veil::ledger {
 namespace {
@@ -396,6 +397,71 @@ TEST(LedgerTx, EntityHashFollowsTheNote) {
   const Hash32 readonly = EntityHash(e);
   e.flags = kFlagPermissionlessExtension;
   EXPECT_NE(EntityHash(e), readonly);
+}
+
+// A block row's packed transactions and changes (store.h): a round trip numbers them from the
+// block and first sequence number; a wrong count, an unknown kind, a short or long buffer are
+// kDataLoss naming the block.
+TEST(BlockRowTest, TransactionsAndChangesRoundTripStrictly) {
+  std::vector<StoredTx> txs(2);
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    txs[i].block = 9;
+    txs[i].index = i;
+    txs[i].hash.fill(static_cast<std::uint8_t>(i + 1));
+    txs[i].gas = 1000 + i;
+    txs[i].encoded = Bytes(5 + i, static_cast<std::uint8_t>(0xa0 + i));
+  }
+  const Bytes packed = EncodeBlockTxs(txs);
+  auto back = DecodeBlockTxs(packed, 9, 2);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ((*back)[i].block, 9u);
+    EXPECT_EQ((*back)[i].index, i);
+    EXPECT_EQ((*back)[i].hash, txs[i].hash);
+    EXPECT_EQ((*back)[i].gas, txs[i].gas);
+    EXPECT_EQ((*back)[i].encoded, txs[i].encoded);
+  }
+  EXPECT_EQ(DecodeBlockTxs(EncodeBlockTxs({}), 9, 0)->size(), 0u);
+  Bytes longer = packed;
+  longer.push_back(0);
+  const Bytes shorter(packed.begin(), packed.end() - 1);
+  for (const auto& [bytes, count] : std::vector<std::pair<Bytes, std::uint32_t>>{
+           {packed, 1}, {packed, 3}, {longer, 2}, {shorter, 2}, {Bytes{}, 0}}) {
+    auto bad = DecodeBlockTxs(bytes, 9, count);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), Code::kDataLoss);
+    EXPECT_NE(bad.status().message().find("block 9: stored transactions"), std::string::npos)
+        << bad.status().ToString();
+  }
+
+  std::vector<Change> changes(3);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    changes[i].seq = 40 + i;
+    changes[i].block = 9;
+    changes[i].kind = static_cast<ChangeKind>(i + 1);
+    changes[i].key.fill(static_cast<std::uint8_t>(0x10 + i));
+    changes[i].entity_hash.fill(static_cast<std::uint8_t>(0x20 + i));
+  }
+  const Bytes packed_changes = EncodeBlockChanges(changes);
+  auto changes_back = DecodeBlockChanges(packed_changes, 9, 40, 3);
+  ASSERT_TRUE(changes_back.ok()) << changes_back.status().ToString();
+  EXPECT_EQ(*changes_back, changes);
+  Bytes unknown_kind = packed_changes;
+  unknown_kind[4] = 6;  // after the count: the first change's kind
+  Bytes zero_kind = packed_changes;
+  zero_kind[4] = 0;
+  for (const auto& [bytes, count] : std::vector<std::pair<Bytes, std::uint32_t>>{
+           {packed_changes, 2},
+           {unknown_kind, 3},
+           {zero_kind, 3},
+           {Bytes(packed_changes.begin(), packed_changes.end() - 1), 3}}) {
+    auto bad = DecodeBlockChanges(bytes, 9, 40, count);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.status().code(), Code::kDataLoss);
+    EXPECT_NE(bad.status().message().find("block 9: stored changes"), std::string::npos)
+        << bad.status().ToString();
+  }
 }
 
 }  // namespace

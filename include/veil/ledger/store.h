@@ -137,6 +137,19 @@ Bytes EncodeStoredAttributes(const std::vector<Attribute>& attrs);
 Result<std::vector<Attribute>> DecodeStoredAttributes(ByteView encoded, const EntityKey& key);
 Status CheckAttributeCopies(const Entity& e, const std::vector<Attribute>& index_copy);
 
+// A block's transactions and changes as its own row keeps them (the SQLite store's `blocks.txs`
+// and `blocks.changes`, file format 4): a count, then each transaction's hash, gas and encoded
+// bytes in block order; a count, then each change's kind, key and entity hash in sequence order
+// (the row's next_change_seq and the count give the sequence numbers). Decoding is strict (a
+// canonical encoding only, kinds known, counts as the header says: `tx_count` and
+// `change_count`); anything else is kDataLoss naming the block.
+Bytes EncodeBlockTxs(std::span<const StoredTx> txs);
+Result<std::vector<StoredTx>> DecodeBlockTxs(ByteView encoded, std::uint64_t block,
+                                             std::uint32_t tx_count);
+Bytes EncodeBlockChanges(std::span<const Change> changes);
+Result<std::vector<Change>> DecodeBlockChanges(ByteView encoded, std::uint64_t block,
+                                               std::uint64_t first_seq, std::uint32_t change_count);
+
 struct StorePage {
   std::vector<Entity> entities;  // descending id; unprojected fields left default
   bool more = false;             // at least one more row after the last
@@ -221,8 +234,9 @@ class Store {
   // History, for VerifyChain.
   virtual Result<std::optional<BlockHeader>> GetBlock(std::uint64_t number) = 0;
   virtual Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t number) = 0;
+  // A block's changes in sequence order. An entity's last change is in the block of its
+  // updated_block (every change sets it), which is how VerifyChain finds it.
   virtual Result<std::vector<Change>> GetBlockChanges(std::uint64_t number) = 0;
-  virtual Result<std::optional<Change>> GetChange(std::uint64_t seq) = 0;
   // Entities with id > after_id, ascending, at most max_rows (any expiry).
   virtual Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) = 0;
   // The stored transaction with this hash in blocks 1..head, or nullopt. The default scans the
