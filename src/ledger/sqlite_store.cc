@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -247,7 +248,7 @@ class SqliteStore final : public Store {
       has.reset();
       if (!present) VEIL_RETURN_IF_ERROR(Exec(ddl));
     }
-    VEIL_RETURN_IF_ERROR(MigrateBlocks());
+    if (format < 4) VEIL_RETURN_IF_ERROR(MigrateBlocks());
     VEIL_RETURN_IF_ERROR(Exec(kSchemaBlockIndexes));
     return Exec(("INSERT INTO meta(name, value) VALUES('format', " + std::to_string(kFormat) +
                  "), ('swept', 0) ON CONFLICT(name) DO UPDATE SET value = CASE name WHEN "
@@ -255,27 +256,33 @@ class SqliteStore final : public Store {
                     .c_str());
   }
 
-  // A file of format 3 or older (it has the txs table): each block's transactions and changes
-  // packed into its row, with the sequence number after its changes; the head's counters from
-  // meta into the head's row (swept 0: meta's stored_entities already counted the sweeps); the
-  // old tables and meta rows dropped. One pass over the blocks in order, in Init's transaction.
+  // A file of format 3 or older: each block's transactions and changes packed into its row,
+  // with the sequence number after its changes; the head's counters from meta into the head's
+  // row (swept 0: meta's stored_entities already counted the sweeps); the old tables and meta
+  // rows dropped. One pass over the blocks in order, in Init's transaction: rows that do not
+  // add up (a gap, a count other than the header's, counters other than meta's) refuse the
+  // file, which the rollback leaves as it was.
   Status MigrateBlocks() {
     {
       VEIL_ASSIGN_OR_RETURN(auto t, Prepare("SELECT count(*) FROM sqlite_master WHERE type = "
                                             "'table' AND name IN ('txs', 'changes')"));
       const std::int64_t old_tables = t->Step() ? t->ColInt(0) : 0;
       VEIL_RETURN_IF_ERROR(t->status());
-      if (old_tables == 0) return Status::Ok();
+      if (old_tables == 0) return Status::Ok();  // a new file (kSchema made format 4's tables)
       if (old_tables != 2) return DataLoss("ledger file has one of txs and changes, not both");
     }
-    std::vector<std::uint64_t> numbers;
+    std::vector<std::tuple<std::uint64_t, std::uint32_t, std::uint32_t>> blocks;
     {
-      VEIL_ASSIGN_OR_RETURN(auto b, Prepare("SELECT number FROM blocks ORDER BY number"));
-      while (b->Step()) numbers.push_back(b->ColU64(0));
+      VEIL_ASSIGN_OR_RETURN(auto b, Prepare("SELECT number, tx_count, change_count FROM blocks "
+                                            "ORDER BY number"));
+      while (b->Step()) {
+        blocks.emplace_back(b->ColU64(0), static_cast<std::uint32_t>(b->ColInt(1)),
+                            static_cast<std::uint32_t>(b->ColInt(2)));
+      }
       VEIL_RETURN_IF_ERROR(b->status());
     }
     std::uint64_t next_seq = 1;
-    for (const std::uint64_t n : numbers) {
+    for (const auto& [n, tx_count, change_count] : blocks) {
       std::vector<StoredTx> txs;
       {
         VEIL_ASSIGN_OR_RETURN(
@@ -303,7 +310,13 @@ class SqliteStore final : public Store {
           Change c;
           c.seq = s->ColU64(0);
           c.block = s->ColU64(1);
-          c.kind = static_cast<ChangeKind>(s->ColInt(2));
+          const std::int64_t kind = s->ColInt(2);
+          if (kind < static_cast<std::int64_t>(ChangeKind::kCreate) ||
+              kind > static_cast<std::int64_t>(ChangeKind::kDelete)) {
+            return DataLoss("block " + std::to_string(n) + ": unknown change kind " +
+                            std::to_string(kind));
+          }
+          c.kind = static_cast<ChangeKind>(kind);
           c.key = s->ColArray<32>(3);
           c.entity_hash = s->ColArray<32>(4);
           if (c.seq != next_seq) {
@@ -315,6 +328,12 @@ class SqliteStore final : public Store {
         }
         VEIL_RETURN_IF_ERROR(s->status());
       }
+      if (txs.size() != tx_count || changes.size() != change_count) {
+        return DataLoss("block " + std::to_string(n) + ": " + std::to_string(txs.size()) +
+                        " transactions and " + std::to_string(changes.size()) +
+                        " changes where the header says " + std::to_string(tx_count) + " and " +
+                        std::to_string(change_count));
+      }
       VEIL_ASSIGN_OR_RETURN(auto u, Prepare("UPDATE blocks SET next_change_seq = ?, txs = ?, "
                                             "changes = ?, tx_hash = ? WHERE number = ?"));
       u->Int(1, I64(next_seq)).Blob(2, EncodeBlockTxs(txs)).Blob(3, EncodeBlockChanges(changes));
@@ -324,19 +343,28 @@ class SqliteStore final : public Store {
       u.reset();
       for (std::size_t i = 1; i < txs.size(); ++i) VEIL_RETURN_IF_ERROR(IndexTx(txs[i]));
     }
-    std::optional<std::int64_t> head, next_id, stored;
+    std::optional<std::int64_t> head, next_id, meta_seq, stored;
     {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT name, value FROM meta"));
       while (s->Step()) {
         const std::string name = s->ColText(0);
         if (name == "head") head = s->ColInt(1);
         if (name == "next_entity_id") next_id = s->ColInt(1);
+        if (name == "next_change_seq") meta_seq = s->ColInt(1);
         if (name == "stored_entities") stored = s->ColInt(1);
       }
       VEIL_RETURN_IF_ERROR(s->status());
     }
+    if (head.has_value() != !blocks.empty()) {
+      return DataLoss("ledger meta table and blocks disagree about the head");
+    }
     if (head) {
-      if (!next_id || !stored) return DataLoss("ledger meta table is incomplete");
+      if (!next_id || !meta_seq || !stored) return DataLoss("ledger meta table is incomplete");
+      if (*head != I64(std::get<0>(blocks.back())) || *meta_seq != I64(next_seq) || *stored < 0) {
+        return DataLoss("ledger meta table disagrees with the blocks (head " +
+                        std::to_string(*head) + ", next change " + std::to_string(*meta_seq) +
+                        ", after " + std::to_string(next_seq - 1) + " changes)");
+      }
       VEIL_ASSIGN_OR_RETURN(auto u, Prepare("UPDATE blocks SET next_entity_id = ?, entities_net = "
                                             "? WHERE number = ?"));
       u->Int(1, *next_id).Int(2, *stored).Int(3, *head);
@@ -683,6 +711,7 @@ class SqliteStore final : public Store {
                         "0), (SELECT coalesce(sum(n), 0) FROM expiry WHERE block <= ?)"));
     s->Int(1, I64(at_block));
     if (s->Step()) {
+      if (s->ColInt(0) < 0) return DataLoss("more entities swept than created");
       stored = s->ColU64(0);
       expired = s->ColU64(1);
     }
@@ -1247,6 +1276,7 @@ class SqliteStore final : public Store {
                                             "'swept'"));
       s->Int(1, static_cast<std::int64_t>(victims.size()));
       VEIL_RETURN_IF_ERROR(s->Run());
+      if (sqlite3_changes(db_) != 1) return DataLoss("ledger meta table lacks 'swept'");
     }
     return static_cast<std::uint64_t>(victims.size());
   }

@@ -792,6 +792,17 @@ TEST_P(LedgerTest, ExpiryHidesAtOnceAndSweeperRemoves) {
   EXPECT_EQ(st.live_entities, 1u);
   EXPECT_EQ(*ledger_->Sweep(100), 0u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
+  // Blocks after a sweep keep the counts (a SQLite file's head row counts creates and deletes,
+  // its meta the swept rows), and so does a reopened store.
+  MustCreate(a, Create(Head() + 100));
+  EXPECT_EQ(CountOf("*"), 2u);
+  EXPECT_EQ(ledger_->Stats()->stored_entities, 2u);
+  if (GetParam().persistent) {
+    Open();
+    EXPECT_EQ(CountOf("*"), 2u);
+    EXPECT_EQ(ledger_->Stats()->stored_entities, 2u);
+    EXPECT_TRUE(ledger_->VerifyChain().ok());
+  }
 }
 
 TEST_P(LedgerTest, CursorPagesStayStableWhileEntitiesExpire) {
@@ -2224,7 +2235,7 @@ TEST_P(PersistentLedgerTest, SqliteFormat3FileMigrates) {
   Open();
   EXPECT_EQ(scalar("SELECT value FROM meta WHERE name = 'format'"), 4);
   EXPECT_EQ(scalar("SELECT count(*) FROM sqlite_master WHERE name IN ('txs', 'changes')"), 0);
-  EXPECT_EQ(scalar("SELECT count(*) FROM meta"), 2);  // format, swept
+  EXPECT_EQ(scalar("SELECT count(*) FROM meta"), 2);      // format, swept
   EXPECT_EQ(scalar("SELECT count(*) FROM tx_index"), 4);  // blocks 1, 2, 3: 3, 2, 2 txs
   EXPECT_EQ(Head(), expect["head"].get<std::uint64_t>());
   EXPECT_EQ(ToHex(ledger_->Head().hash), expect["head_hash"].get<std::string>());
@@ -2254,21 +2265,35 @@ TEST_P(PersistentLedgerTest, SqliteFormat3FileMigrates) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
-// A format-3 file whose rows do not add up (a change missing from the sequence) is refused at
-// open with kDataLoss, and left as it was: the migration is one transaction.
-TEST_P(PersistentLedgerTest, SqliteFormat3FileWithAGapIsRefusedUnchanged) {
+// A format-3 file whose rows do not add up is refused at open with kDataLoss, and left as it
+// was (the migration is one transaction): a change missing from the sequence, a block's
+// transaction missing (its header counts it), meta's counters other than the blocks'.
+TEST_P(PersistentLedgerTest, SqliteFormat3FileThatDoesNotAddUpIsRefusedUnchanged) {
   if (IsPostgres()) GTEST_SKIP() << "a SQLite file's format";
   const std::filesystem::path data = std::filesystem::path(VEIL_TEST_DATA_DIR) / "ledger";
-  std::filesystem::copy_file(data / "format3.db", path_,
-                             std::filesystem::copy_options::overwrite_existing);
-  Tamper(path_, "DELETE FROM changes WHERE seq = 5");
-  auto store = OpenStore();
-  ASSERT_FALSE(store.ok());
-  EXPECT_EQ(store.status().code(), Code::kDataLoss);
-  EXPECT_NE(store.status().message().find("out of sequence"), std::string::npos)
-      << store.status().ToString();
-  // Still format 3 with its txs table (Tamper expects the statement to match one row).
-  Tamper(path_, "UPDATE meta SET value = 3 WHERE name = 'format' AND EXISTS (SELECT 1 FROM txs)");
+  const std::pair<const char*, const char*> cases[] = {
+      {"DELETE FROM changes WHERE seq = 5", "out of sequence"},
+      {"DELETE FROM changes WHERE seq = 9", "the header says"},
+      {"DELETE FROM txs WHERE block = 1 AND idx = 2", "the header says"},
+      {"UPDATE meta SET value = 99 WHERE name = 'next_change_seq'", "disagrees with the blocks"},
+      {"UPDATE meta SET value = 10 WHERE name = 'head'", "disagrees with the blocks"},
+  };
+  for (const auto& [tamper, expect] : cases) {
+    std::filesystem::copy_file(data / "format3.db", path_,
+                               std::filesystem::copy_options::overwrite_existing);
+    Tamper(path_, tamper);
+    auto store = OpenStore();
+    ASSERT_FALSE(store.ok()) << tamper;
+    EXPECT_EQ(store.status().code(), Code::kDataLoss) << tamper;
+    EXPECT_NE(store.status().message().find(expect), std::string::npos)
+        << tamper << ": " << store.status().ToString();
+    // Still format 3 with its txs table, no format-4 column or table (Tamper expects each
+    // statement to match one row).
+    Tamper(path_,
+           "UPDATE meta SET value = 3 WHERE name = 'format' AND EXISTS (SELECT 1 FROM txs) AND "
+           "NOT EXISTS (SELECT 1 FROM pragma_table_info('blocks') WHERE name = 'txs') AND NOT "
+           "EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'tx_index')");
+  }
 }
 
 // SqliteOptions::page_size: a new file takes it; a file made with another page size keeps its

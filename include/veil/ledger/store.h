@@ -240,7 +240,8 @@ class Store {
   // Entities with id > after_id, ascending, at most max_rows (any expiry).
   virtual Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) = 0;
   // The stored transaction with this hash in blocks 1..head, or nullopt. The default scans the
-  // blocks from the head down (store_reads.cc); a backend with an index on txs.hash overrides it.
+  // blocks from the head down (store_reads.cc); both stores override it with index probes
+  // (SQLite: blocks.tx_hash and tx_index; PostgreSQL: txs.hash).
   virtual Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head);
   // Reads every table and index into the engine's own cache (SQLite: the connection's page cache,
   // up to SqliteOptions::cache_mib; PostgreSQL: shared_buffers through pg_prewarm, which needs
