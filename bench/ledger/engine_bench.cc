@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "veil/ledger/store.h"
 
 namespace veil::bench_ledger {
 namespace {
@@ -69,6 +70,30 @@ std::array<std::uint8_t, 32> RandomKey(std::uint64_t i) {
     std::memcpy(k.data() + j, &w, 8);
   }
   return k;
+}
+
+// Hash `which` of the block the model rows (RawModel) write for entity i: 32 bytes, distinct
+// per entity and `which` (1 the entity hash, 2 the transaction's, 3.. the header's).
+std::array<std::uint8_t, 32> RowHash(std::uint64_t i, std::uint64_t which) {
+  return RandomKey(i * 8 + which + (1ULL << 40));
+}
+
+// The lean model's block row columns for entity i's block, in the SQLite store's own packing
+// (store.h, EncodeBlockTxs and EncodeBlockChanges): its one transaction, `body`, and its one
+// change, the entity's create.
+struct LeanBlockColumns {
+  Bytes txs, changes;
+};
+LeanBlockColumns LeanColumns(std::uint64_t i, const Bytes& body) {
+  ledger::StoredTx t;
+  t.hash = RowHash(i, 2);
+  t.gas = 1000;
+  t.encoded = body;
+  ledger::Change c;
+  c.kind = ledger::ChangeKind::kCreate;
+  c.key = RandomKey(i);
+  c.entity_hash = RowHash(i, 1);
+  return {ledger::EncodeBlockTxs({&t, 1}), ledger::EncodeBlockChanges({&c, 1})};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,7 +277,7 @@ class RawSqlite {
   bool WriteModel(std::uint64_t i) {
     const bool lean = model_ == RawModel::kLeanRows;
     const auto n = static_cast<sqlite3_int64>(i + 1);
-    const auto hash = [&](std::uint64_t which) { return RandomKey(i * 8 + which + (1ULL << 40)); };
+    const auto hash = [&](std::uint64_t which) { return RowHash(i, which); };
     const auto blob = [](sqlite3_stmt* s, int col, ByteView b) {
       sqlite3_bind_blob(s, col, b.data(), static_cast<int>(b.size()), SQLITE_TRANSIENT);
     };
@@ -294,13 +319,9 @@ class RawSqlite {
       sqlite3_bind_int64(block_, 8, n + 1);
       sqlite3_bind_int64(block_, 9, n);
       blob(block_, 10, hash(2));
-      blob(block_, 11, body_);
-      Bytes change(1 + key.size() + 32);  // kind, key, entity hash
-      change[0] = 1;
-      std::memcpy(change.data() + 1, key.data(), key.size());
-      const auto eh = hash(1);
-      std::memcpy(change.data() + 1 + key.size(), eh.data(), eh.size());
-      blob(block_, 12, change);
+      const LeanBlockColumns columns = LeanColumns(i, body_);
+      blob(block_, 11, columns.txs);
+      blob(block_, 12, columns.changes);
     }
     if (!Step(block_)) return false;
     if (!lean) {
@@ -669,7 +690,7 @@ class RawPg {
   bool PipelineModelWrite(std::uint64_t i) {
     const bool lean = model_ == RawModel::kLeanRows;
     const auto n = static_cast<std::int64_t>(i + 1);
-    const auto hash = [&](std::uint64_t which) { return RandomKey(i * 8 + which + (1ULL << 40)); };
+    const auto hash = [&](std::uint64_t which) { return RowHash(i, which); };
     const auto key = RandomKey(i);
     const Bytes& body = body_;
     const Bytes& attrs = attrs_;
@@ -704,18 +725,7 @@ class RawPg {
     e.Int8(n);
     e.Blob(attrs);
     PgParams& str = step("str");
-    PgParams& num = step("num");
-    const AttrRows rows = RowsOf(i);
-    for (const auto& [name, value] : rows.str) {
-      str.Int8(n);
-      str.Text(name);
-      str.Text(value);
-    }
-    for (const auto& [name, value] : rows.num) {
-      num.Int8(n);
-      num.Text(name);
-      num.Int8(value);
-    }
+    AddAttributeRows(n, i, str, step("num"));
     PgParams& x = step("expiry");
     x.Int8(kExpiresBlock);
     x.Int8(1);
@@ -749,17 +759,28 @@ class RawPg {
       b.Int8(n + 1);
       b.Int8(n);
       b.Blob(hash(2));
-      b.Blob(body);
-      Bytes change(1 + key.size() + 32);  // kind, key, entity hash
-      change[0] = 1;
-      std::memcpy(change.data() + 1, key.data(), key.size());
-      const auto eh = hash(1);
-      std::memcpy(change.data() + 1 + key.size(), eh.data(), eh.size());
-      b.Blob(change);
+      const LeanBlockColumns columns = LeanColumns(i, body);
+      b.Blob(columns.txs);
+      b.Blob(columns.changes);
     }
     return PipelineSteps(steps);
   }
 
+  // Entity i's attribute rows under `id`: (id, name, value) for each, strings to s, numbers
+  // to n.
+  static void AddAttributeRows(std::int64_t id, std::uint64_t i, PgParams& s, PgParams& n) {
+    const AttrRows rows = RowsOf(i);
+    for (const auto& [name, value] : rows.str) {
+      s.Int8(id);
+      s.Text(name);
+      s.Text(value);
+    }
+    for (const auto& [name, value] : rows.num) {
+      n.Int8(id);
+      n.Text(name);
+      n.Int8(value);
+    }
+  }
   static void Fill(std::uint64_t first, std::uint64_t count, PgParams& e, PgParams& s,
                    PgParams& n) {
     for (std::uint64_t i = first; i < first + count; ++i) {
@@ -768,17 +789,7 @@ class RawPg {
       e.Int8(id);
       e.Blob(key);
       e.Blob(Payload(i));
-      const AttrRows rows = RowsOf(i);
-      for (const auto& [name, value] : rows.str) {
-        s.Int8(id);
-        s.Text(name);
-        s.Text(value);
-      }
-      for (const auto& [name, value] : rows.num) {
-        n.Int8(id);
-        n.Text(name);
-        n.Int8(value);
-      }
+      AddAttributeRows(id, i, s, n);
     }
     e.Finish();
     s.Finish();
