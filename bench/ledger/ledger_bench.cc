@@ -66,6 +66,10 @@
 //                         a broad meta field beside a broad range
 //     BroadOrPage200      Query(`region = "rXX" || region = "rYY"`), limit 200: the first
 //                         page of an OR of two equalities that match N/8 together
+//     NotPage200          Query(`NOT (region = "rXX")`), limit 200: the first page of a
+//                         negation (15/16 of N match), which has no index to drive it
+//     ContentTypePage200  Query(`$contentType = "application/octet-stream"`), limit 200: the
+//                         first page of a meta field without an index (every entity matches)
 //     In20                Query(`$key IN (20 keys)`): one statement
 //     CountSelective      Count(`bucket = B`): N/1000 matches
 //     CountBroad          Count(`kind = "doc"`): every entity; stops at the count cap (10,000)
@@ -667,6 +671,8 @@ enum class Read {
   kMetaAndPage200,
   kOwnerAndPage200,
   kBroadOrPage200,
+  kNotPage200,
+  kContentTypePage200,
   kIn20,
   kCountSelective,
   kCountBroad,
@@ -687,6 +693,8 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kMetaAndPage200, "MetaAndPage200"},
     {Read::kOwnerAndPage200, "OwnerAndPage200"},
     {Read::kBroadOrPage200, "BroadOrPage200"},
+    {Read::kNotPage200, "NotPage200"},
+    {Read::kContentTypePage200, "ContentTypePage200"},
     {Read::kIn20, "In20"},
     {Read::kCountSelective, "CountSelective"},
     {Read::kCountBroad, "CountBroad"},
@@ -779,6 +787,14 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
     case Read::kBroadOrPage200:
       q.text = "region = \"" + Region(i) + "\" || region = \"" + Region(i + 1) + "\"";
       q.expect = static_cast<long>(std::min<std::uint64_t>(n / kRegions * 2, 200));
+      break;
+    case Read::kNotPage200:
+      q.text = "NOT (region = \"" + Region(i) + "\")";
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n - n / kRegions, 200));
+      break;
+    case Read::kContentTypePage200:
+      q.text = "$contentType = \"application/octet-stream\"";
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n, 200));
       break;
     case Read::kIn20:
       q.text = "$key IN (";

@@ -1311,9 +1311,12 @@ class PostgresStore final : public Store {
     if (range == drivers.end()) {
       VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r));
       VEIL_ASSIGN_OR_RETURN(std::string planned, ExplainCompiled(c));
-      if (r.filter == nullptr || sql::BranchDrivers(*r.filter).empty()) return planned;
-      // An OR whose branches each have a driver: the walk when they are broad (OrRows; here as
-      // if from the top of the id space), else the planned collection.
+      if (r.filter == nullptr || r.filter->kind == query::Expr::Kind::kAll || !drivers.empty()) {
+        return planned;
+      }
+      // A filter without a driver of its own: the walk (UndrivenRows; here as if from the top of
+      // the id space), else the planned collection (an OR's when its branches' drivers are
+      // narrow).
       const sql::WalkWindow window = sql::RangeWalkWindow(
           r.before_id > 0 ? r.before_id : INT64_MAX / 2, static_cast<std::uint64_t>(r.limit) + 1);
       VEIL_ASSIGN_OR_RETURN(Compiled walk, WalkSelect(r, AttrSource::kRowCopy, window));
@@ -2183,7 +2186,7 @@ class PostgresStore final : public Store {
       equality = std::move(drivers[which]);
     }
     if (drivers.empty() && r.filter != nullptr) {
-      VEIL_ASSIGN_OR_RETURN(auto walked, OrRows(r, src, lacks_copy));
+      VEIL_ASSIGN_OR_RETURN(auto walked, UndrivenRows(r, src, lacks_copy));
       if (walked) return std::move(*walked);
     }
     VEIL_ASSIGN_OR_RETURN(Compiled c, CompileSelect(r, src, equality ? &*equality : nullptr));
@@ -2214,15 +2217,17 @@ class PostgresStore final : public Store {
   }
 
   // Each driver's index entries below the cursor, counted up to `limit`, in one statement;
-  // with `top`, one more value last: the highest id + 1.
+  // with `top`, one more value last: the highest id + 1 (with no driver, that value alone).
   Result<std::vector<std::uint64_t>> CountsBelow(const std::vector<sql::Driver>& drivers,
                                                  std::int64_t before_id, std::uint64_t limit,
                                                  bool top = false) {
     Compiled c;
     Dialect d(&c);
     const std::string lim =
-        c.Add(Int8(static_cast<std::int64_t>(std::min<std::uint64_t>(limit, INT64_MAX))));
-    const std::string before = before_id > 0 ? c.Add(Int8(before_id)) : "";
+        drivers.empty()
+            ? ""
+            : c.Add(Int8(static_cast<std::int64_t>(std::min<std::uint64_t>(limit, INT64_MAX))));
+    const std::string before = before_id > 0 && !drivers.empty() ? c.Add(Int8(before_id)) : "";
     c.sql = "SELECT ";
     for (std::size_t i = 0; i < drivers.size(); ++i) {
       sql::DriverRows rows;
@@ -2231,7 +2236,10 @@ class PostgresStore final : public Store {
       c.sql += (i ? ", " : "") + std::string("(SELECT count(*) FROM (SELECT 1 FROM ") + rows.table +
                " a WHERE " + rows.conditions + IndexOrder(drivers[i]) + " LIMIT " + lim + ") t)";
     }
-    if (top) c.sql += ", (SELECT COALESCE(max(id), 0) + 1 FROM entities)";
+    if (top) {
+      c.sql += std::string(drivers.empty() ? "" : ", ") +
+               "(SELECT COALESCE(max(id), 0) + 1 FROM entities)";
+    }
     VEIL_ASSIGN_OR_RETURN(auto res, PlannedForValues(drivers)
                                         ? Exec(c.sql, c.params)
                                         : ExecCached(c.sql, c.params, /*may_carry=*/false,
@@ -2247,8 +2255,8 @@ class PostgresStore final : public Store {
     return out;
   }
 
-  // The walk of `window` down, the whole filter probed on each live entity (OrRows); a plan its
-  // text fixes.
+  // The walk of `window` down, the whole filter probed on each live entity (UndrivenRows); a plan
+  // its text fixes.
   Result<Compiled> WalkSelect(const QueryRequest& r, AttrSource src, sql::WalkWindow window) {
     Compiled walk;
     Dialect d(&walk);
@@ -2263,28 +2271,33 @@ class PostgresStore final : public Store {
     return walk;
   }
 
-  // A page of an OR whose branches each have a driver (sql::BranchDrivers): nullopt when its
-  // branches' fewest drivers have fewer than kRangeProbeLimit entries in all (the caller's
-  // planned collection serves it); otherwise a walk of the entities below the cursor with the
-  // whole filter probed on each (one statement after the count's), and the planner's
-  // collection when the walk's window holds no page and does not reach id 0.
-  Result<std::optional<std::vector<Entity>>> OrRows(const QueryRequest& r, AttrSource src,
-                                                    bool* lacks_copy) {
+  // A page of a filter with no driver of its own (sql::Drivers is empty). An OR whose branches
+  // each have a driver (sql::BranchDrivers): nullopt when its branches' fewest drivers have
+  // fewer than kRangeProbeLimit entries in all (the caller's planned collection serves it).
+  // Otherwise, and for a filter without any driver (a NOT at the top, an OR with a branch that
+  // has none, `$contentType` alone: no index to count, and a collection reads every match), a
+  // walk of the entities below the cursor with the whole filter probed on each (one statement
+  // after the count's), and the planner's collection when the walk's window holds no page and
+  // does not reach id 0.
+  Result<std::optional<std::vector<Entity>>> UndrivenRows(const QueryRequest& r, AttrSource src,
+                                                          bool* lacks_copy) {
+    if (r.filter->kind == query::Expr::Kind::kAll) return std::optional<std::vector<Entity>>();
     const auto branches = sql::BranchDrivers(*r.filter);
-    if (branches.empty()) return std::optional<std::vector<Entity>>();
     std::vector<sql::Driver> all;
     for (const auto& branch : branches) all.insert(all.end(), branch.begin(), branch.end());
     VEIL_ASSIGN_OR_RETURN(const std::vector<std::uint64_t> counts,
                           CountsBelow(all, r.before_id, sql::kRangeProbeLimit, /*top=*/true));
-    std::uint64_t total = 0;
-    std::size_t next = 0;
-    for (const auto& branch : branches) {
-      total +=
-          *std::min_element(counts.begin() + static_cast<std::ptrdiff_t>(next),
-                            counts.begin() + static_cast<std::ptrdiff_t>(next + branch.size()));
-      next += branch.size();
+    if (!branches.empty()) {
+      std::uint64_t total = 0;
+      std::size_t next = 0;
+      for (const auto& branch : branches) {
+        total +=
+            *std::min_element(counts.begin() + static_cast<std::ptrdiff_t>(next),
+                              counts.begin() + static_cast<std::ptrdiff_t>(next + branch.size()));
+        next += branch.size();
+      }
+      if (total < sql::kRangeProbeLimit) return std::optional<std::vector<Entity>>();
     }
-    if (total < sql::kRangeProbeLimit) return std::optional<std::vector<Entity>>();
     std::int64_t top = static_cast<std::int64_t>(counts.back());
     if (r.before_id > 0) top = std::min(top, r.before_id);
     const sql::WalkWindow window =

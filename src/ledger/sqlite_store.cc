@@ -594,11 +594,18 @@ class SqliteStore final : public Store {
     if (r.filter == nullptr) return plan;
     std::vector<sql::Driver> drivers = sql::Drivers(*r.filter);
     if (drivers.empty()) {
+      if (r.filter->kind == query::Expr::Kind::kAll) return plan;
       // An OR whose branches each have a driver (sql::BranchDrivers): the planner collects it
       // when its branches' fewest drivers have fewer than kRangeProbeLimit entries in all,
-      // else the entities are walked, the whole filter probed on each.
-      std::uint64_t total = 0;
+      // else the entities are walked, the whole filter probed on each. A filter without any
+      // driver (a NOT at the top, an OR with a branch that has none, `$contentType` alone)
+      // has no index to count, so it is walked first: its collection reads every match.
       const auto branches = sql::BranchDrivers(*r.filter);
+      if (branches.empty()) {
+        VEIL_ASSIGN_OR_RETURN(plan.window, WindowBelow(r));
+        return plan;
+      }
+      std::uint64_t total = 0;
       for (const auto& branch : branches) {
         std::uint64_t n = 0;
         VEIL_ASSIGN_OR_RETURN(

@@ -1228,10 +1228,12 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
       std::snprintf(s, sizeof s, "%04d", i);
       const auto u = [](int v) { return static_cast<std::uint64_t>(v); };
       // n rises with the id and m falls, so a bound on each is broad and their overlap is not.
-      ops.push_back(Create(
+      CreateOp c = Create(
           i % 7 == 0 ? 20 : 5000,
           {Attribute::Str("k", "doc"), Attribute::Num("m", u(kEntities - i)),
-           Attribute::Num("n", u(i)), Attribute::Num("p", u(i % 3)), Attribute::Str("s", s)}));
+           Attribute::Num("n", u(i)), Attribute::Num("p", u(i % 3)), Attribute::Str("s", s)});
+      if (i % 5 == 0) c.content_type = "text/plain";
+      ops.push_back(std::move(c));
     }
     auto made = Submit(a, ops);
     ASSERT_TRUE(made.status.ok()) << made.status.ToString();
@@ -1318,6 +1320,24 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     expect(
         "$key IN (" + Hex(keys[7]) + ", " + Hex(keys[8]) + ", " + Hex(keys[1400]) + ") && n >= 8",
         [](int i, int) { return i == 8 || i == 1400; }, after);
+    // Filters without any driver, walked: a NOT, a meta field without an index and an OR of
+    // such branches, broad; narrow at the oldest ids and at the newest, where the walk's window
+    // holds no page and the planner's collection serves it.
+    expect(
+        "NOT (p = 1)", [](int i, int) { return i % 3 != 1; }, after);
+    expect(
+        "$contentType = \"text/plain\"", [](int i, int) { return i % 5 == 0; }, after);
+    expect(
+        "$contentType = \"application/octet-stream\"", [](int i, int) { return i % 5 != 0; },
+        after);
+    expect(
+        "NOT (p = 1) || $contentType = \"text/plain\"",
+        [](int i, int) { return i % 3 != 1 || i % 5 == 0; }, after);
+    expect(
+        "NOT (n >= 3)", [](int i, int) { return i < 3; }, after);
+    expect(
+        "NOT (n >= 5) || NOT (m >= 3)", [](int i, int) { return i < 5 || i > kEntities - 3; },
+        after);
   }
   // ORs whose branches each have a driver: broad (walked), narrow (collected), broad in their
   // counts but all old (the walk's window holds none, the planner collects), a branch that is a
@@ -1346,6 +1366,12 @@ TEST_P(LedgerTest, BroadConjunctionsPageThroughTheirMatches) {
     } else {
       EXPECT_NE(plan->find("walk:"), std::string::npos) << q << "\n" << *plan;
     }
+  }
+  for (const char* q : {"NOT (p = 1)", "$contentType = \"text/plain\"", "NOT (n >= 3)"}) {
+    auto walked = ledger_->Explain(q);
+    ASSERT_TRUE(walked.ok()) << walked.status().ToString();
+    EXPECT_NE(walked->find(IsPostgres() ? "walk:" : "walk of ids"), std::string::npos) << q << "\n"
+                                                                                       << *walked;
   }
   // A narrow meta conjunct drives (counted under the probe's limit: no walk), from its index.
   auto narrow = ledger_->Explain("$createdAtBlock <= " + b2 + " && n >= 100 && m >= 100");
