@@ -1938,6 +1938,13 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
       {"UPDATE blocks SET changes = x'00' WHERE number = 2", nullptr, "block 2: stored changes"},
       {"UPDATE blocks SET txs = txs || x'00' WHERE number = 3", nullptr,
        "block 3: stored transactions"},
+      // The lookup receipts use (SQLite: the block row's tx_hash; PostgreSQL's is the txs row
+      // itself, whose hash is checked above) and the stored-entity counter.
+      {"UPDATE blocks SET tx_hash = zeroblob(32) WHERE number = 2", nullptr,
+       "block 2: transaction 0 is not found by its hash"},
+      {"UPDATE blocks SET entities_net = entities_net + 1 WHERE number = 3",
+       "UPDATE chain_head SET stored_entities = stored_entities + 1",
+       "counters hold 4 stored entities, the entity table 3"},
       {"UPDATE blocks SET timestamp_ms = 5 WHERE number = 2",
        "UPDATE blocks SET timestamp_ms = 5 WHERE number = 2", "block 2: header hash"},
       // A row whose owner is no account is refused by every read, VerifyChain's scan included
