@@ -2395,10 +2395,11 @@ class PostgresStore final : public Store {
   // table for each bound of a block number and, for an owner, the rows of an average account;
   // under the count's LIMIT a sequential scan then looked cheaper than the field's index, and it
   // reads the whole table when the matches are the newest rows (a test caught it on 1,500
-  // entities). So: a meta field's collection (no LIMIT) and an owner's or creator's count; a
-  // block number's or $key's count keeps its generic plan, its rows taken in the order of the
-  // field's index (IndexOrder), which a sequential scan could give only by sorting every match;
-  // a walk probes each entity's row by its primary key, which any plan takes.
+  // entities). So: a meta field's collection (no LIMIT) and the count of an IN list of owners
+  // or creators; a block number's, $key's or one account's count keeps its generic plan, its
+  // rows taken in the order of the field's index (IndexOrder), which a sequential scan could
+  // give only by sorting every match (one account's id is a scalar subquery, the index's key in
+  // any plan); a walk probes each entity's row by its primary key, which any plan takes.
   static bool PlannedForValues(const sql::Driver& driver, RangePlan plan) {
     if (!driver.meta || plan == RangePlan::kWalk) return false;
     return plan == RangePlan::kCollect || IndexOrder(driver).empty();
@@ -2407,16 +2408,25 @@ class PostgresStore final : public Store {
     return std::any_of(drivers.begin(), drivers.end(),
                        [](const sql::Driver& d) { return PlannedForValues(d, RangePlan::kProbe); });
   }
-  // ` ORDER BY` a block number's or $key's column on alias `a` (empty for other drivers).
+  // ` ORDER BY` a block number's, $key's or one account's column on alias `a` (empty for other
+  // drivers, and for an IN list of accounts, whose ids come through an `IN` subquery).
   static std::string IndexOrder(const sql::Driver& driver) {
     if (!driver.meta) return "";
-    switch (driver.Predicates()[0]->field) {
+    const std::vector<const query::Predicate*> ps = driver.Predicates();
+    const bool one_account = std::all_of(ps.begin(), ps.end(), [](const query::Predicate* p) {
+      return p->op == query::CmpOp::kEq && p->values.size() == 1;
+    });
+    switch (ps[0]->field) {
       case query::Field::kExpiresAt:
         return " ORDER BY a.expires_block";
       case query::Field::kCreatedAtBlock:
         return " ORDER BY a.created_block";
       case query::Field::kKey:
         return " ORDER BY a.key";
+      case query::Field::kOwner:
+        return one_account ? " ORDER BY a.owner_id" : "";
+      case query::Field::kCreator:
+        return one_account ? " ORDER BY a.creator_id" : "";
       default:
         return "";
     }

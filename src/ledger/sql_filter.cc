@@ -215,7 +215,14 @@ class Compiler {
       case Field::kOwner:
       case Field::kCreator: {
         const char* id = p.field == Field::kOwner ? "owner_id" : "creator_id";
-        *sql += sub ? OpenSubquery("entities", "id") + id + " IN " : e + id + " IN ";
+        // Equalities name at most one account (addresses are unique): its id as a scalar
+        // subquery, which the planner runs once and takes as the owner index's key in any plan
+        // (a generic one too); an IN list's ids through `IN`.
+        const bool one = std::all_of(ps, ps + n, [](const Predicate* x) {
+          return x->op == CmpOp::kEq && x->values.size() == 1;
+        });
+        const char* op = one ? " = " : " IN ";
+        *sql += sub ? OpenSubquery("entities", "id") + id + op : e + id + op;
         *sql += "(SELECT id FROM accounts WHERE ";
         column = "address";
         close = sub ? "))" : ")";
