@@ -2413,23 +2413,11 @@ class PostgresStore final : public Store {
   static std::string IndexOrder(const sql::Driver& driver) {
     if (!driver.meta) return "";
     const std::vector<const query::Predicate*> ps = driver.Predicates();
-    const bool one_account = std::all_of(ps.begin(), ps.end(), [](const query::Predicate* p) {
-      return p->op == query::CmpOp::kEq && p->values.size() == 1;
-    });
-    switch (ps[0]->field) {
-      case query::Field::kExpiresAt:
-        return " ORDER BY a.expires_block";
-      case query::Field::kCreatedAtBlock:
-        return " ORDER BY a.created_block";
-      case query::Field::kKey:
-        return " ORDER BY a.key";
-      case query::Field::kOwner:
-        return one_account ? " ORDER BY a.owner_id" : "";
-      case query::Field::kCreator:
-        return one_account ? " ORDER BY a.creator_id" : "";
-      default:
-        return "";
-    }
+    const query::Field f = ps[0]->field;
+    const bool account = f == query::Field::kOwner || f == query::Field::kCreator;
+    if (account && !sql::SingleValueEqualities(ps)) return "";
+    const char* column = sql::MetaColumn(f);
+    return column == nullptr ? "" : std::string(" ORDER BY a.") + column;
   }
 
   // The left side of a driver's `id < cursor`: an attribute's entity id, which an equality's

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <utility>
 #include <variant>
@@ -209,19 +210,16 @@ class Compiler {
       }
       case Field::kKey:
         *sql += sub ? OpenSubquery("entities", "id") : "(";
-        column = sub ? "key" : e + "key";
+        column = sub ? "key" : e + MetaColumn(p.field);
         close = ")";
         break;
       case Field::kOwner:
       case Field::kCreator: {
-        const char* id = p.field == Field::kOwner ? "owner_id" : "creator_id";
+        const char* id = MetaColumn(p.field);
         // Equalities name at most one account (addresses are unique): its id as a scalar
         // subquery, which the planner runs once and takes as the owner index's key in any plan
         // (a generic one too); an IN list's ids through `IN`.
-        const bool one = std::all_of(ps, ps + n, [](const Predicate* x) {
-          return x->op == CmpOp::kEq && x->values.size() == 1;
-        });
-        const char* op = one ? " = " : " IN ";
+        const char* op = SingleValueEqualities(std::span(ps, n)) ? " = " : " IN ";
         *sql += sub ? OpenSubquery("entities", "id") + id + op : e + id + op;
         *sql += "(SELECT id FROM accounts WHERE ";
         column = "address";
@@ -230,7 +228,7 @@ class Compiler {
       }
       case Field::kExpiresAt:
       case Field::kCreatedAtBlock: {
-        const char* col = p.field == Field::kExpiresAt ? "expires_block" : "created_block";
+        const char* col = MetaColumn(p.field);
         *sql += sub ? OpenSubquery("entities", "id") : "(";
         column = sub ? std::string(col) : e + col;
         if (ref_.probe) column = d_.Unindexed(column, true);
@@ -241,7 +239,7 @@ class Compiler {
         // No index: a correlated probe of the row by id (its rowid), never `id IN (SELECT ...)`,
         // which would collect the matches of the whole table first.
         *sql += sub ? "EXISTS (SELECT 1 FROM entities WHERE id = " + ref_.id + " AND " : "(";
-        column = d_.Bytewise(sub ? "content_type" : e + "content_type");
+        column = d_.Bytewise(sub ? "content_type" : e + MetaColumn(p.field));
         close = ")";
         break;
     }
@@ -289,6 +287,32 @@ bool IsLoneIndexed(const Expr& e) {
 }
 
 }  // namespace
+
+bool SingleValueEqualities(std::span<const query::Predicate* const> predicates) {
+  return std::all_of(predicates.begin(), predicates.end(), [](const Predicate* p) {
+    return p->op == CmpOp::kEq && p->values.size() == 1;
+  });
+}
+
+const char* MetaColumn(query::Field field) {
+  switch (field) {
+    case Field::kAttribute:
+      return nullptr;
+    case Field::kKey:
+      return "key";
+    case Field::kOwner:
+      return "owner_id";
+    case Field::kCreator:
+      return "creator_id";
+    case Field::kExpiresAt:
+      return "expires_block";
+    case Field::kCreatedAtBlock:
+      return "created_block";
+    case Field::kContentType:
+      return "content_type";
+  }
+  return nullptr;
+}
 
 Status CompileFilter(const query::Expr& filter, SqlDialect& dialect, std::string* sql,
                      const IdRef& ref) {

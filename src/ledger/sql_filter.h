@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,11 @@ struct Driver {
   // below kRangeProbeLimit ($key, a unique index: 1 for `=`, the list's length for IN), else 0.
   std::uint64_t KnownBound() const;
 };
+// The entity row's column a meta field reads (`key`, `owner_id`, ...); nullptr for an attribute.
+const char* MetaColumn(query::Field field);
+// True when every predicate is an equality to one value (on $owner or $creator: at most one
+// account, whose id the compiler writes as a scalar subquery, `owner_id = (SELECT id ...)`).
+bool SingleValueEqualities(std::span<const query::Predicate* const> predicates);
 // The drivers of `filter`, in the order of their first conjunct (none: a filter that is not an
 // AND of such conjuncts and others, e.g. an OR or a NOT at the top, or `$contentType` alone).
 std::vector<Driver> Drivers(const query::Expr& filter);
