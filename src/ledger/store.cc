@@ -73,6 +73,19 @@ std::uint32_t ReadBlockRowCount(Reader& r, std::uint32_t expected, const char* w
 Status BlockRowError(std::uint64_t block, const char* what, const Status& st) {
   return DataLoss("block " + std::to_string(block) + ": stored " + what + ": " + st.message());
 }
+
+// A block row's list (EncodeBlockTxs, EncodeBlockChanges): the count, which must be the
+// header's, then read_one(r, i) for each item, and nothing after the last.
+template <class T, class ReadOne>
+Result<std::vector<T>> DecodeBlockRow(ByteView encoded, std::uint64_t block, std::uint32_t count,
+                                      const char* what, const ReadOne& read_one) {
+  Reader r(encoded);
+  const std::uint32_t n = ReadBlockRowCount(r, count, what);
+  std::vector<T> out;
+  for (std::uint32_t i = 0; i < n && r.ok(); ++i) out.push_back(read_one(r, i));
+  if (const Status st = r.Finish(); !st.ok()) return BlockRowError(block, what, st);
+  return out;
+}
 }  // namespace
 
 Bytes EncodeBlockTxs(std::span<const StoredTx> txs) {
@@ -84,21 +97,17 @@ Bytes EncodeBlockTxs(std::span<const StoredTx> txs) {
 
 Result<std::vector<StoredTx>> DecodeBlockTxs(ByteView encoded, std::uint64_t block,
                                              std::uint32_t tx_count) {
-  Reader r(encoded);
-  const std::uint32_t n = ReadBlockRowCount(r, tx_count, "transactions");
-  std::vector<StoredTx> out;
-  for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
-    StoredTx t;
-    t.block = block;
-    t.index = i;
-    r.Fixed(t.hash);
-    t.gas = r.U64();
-    const ByteView body = r.VarBytes(kMaxStoredTxBytes);
-    t.encoded.assign(body.begin(), body.end());
-    out.push_back(std::move(t));
-  }
-  if (const Status st = r.Finish(); !st.ok()) return BlockRowError(block, "transactions", st);
-  return out;
+  return DecodeBlockRow<StoredTx>(encoded, block, tx_count, "transactions",
+                                  [&](Reader& r, std::uint32_t i) {
+                                    StoredTx t;
+                                    t.block = block;
+                                    t.index = i;
+                                    r.Fixed(t.hash);
+                                    t.gas = r.U64();
+                                    const ByteView body = r.VarBytes(kMaxStoredTxBytes);
+                                    t.encoded.assign(body.begin(), body.end());
+                                    return t;
+                                  });
 }
 
 Bytes EncodeBlockChanges(std::span<const Change> changes) {
@@ -113,25 +122,21 @@ Bytes EncodeBlockChanges(std::span<const Change> changes) {
 Result<std::vector<Change>> DecodeBlockChanges(ByteView encoded, std::uint64_t block,
                                                std::uint64_t first_seq,
                                                std::uint32_t change_count) {
-  Reader r(encoded);
-  const std::uint32_t n = ReadBlockRowCount(r, change_count, "changes");
-  std::vector<Change> out;
-  for (std::uint32_t i = 0; i < n && r.ok(); ++i) {
-    Change c;
-    c.seq = first_seq + i;
-    c.block = block;
-    const std::uint8_t kind = r.U8();
-    if (r.ok() && (kind < static_cast<std::uint8_t>(ChangeKind::kCreate) ||
-                   kind > static_cast<std::uint8_t>(ChangeKind::kDelete))) {
-      r.Fail("unknown change kind " + std::to_string(kind));
-    }
-    c.kind = static_cast<ChangeKind>(kind);
-    r.Fixed(c.key);
-    r.Fixed(c.entity_hash);
-    out.push_back(c);
-  }
-  if (const Status st = r.Finish(); !st.ok()) return BlockRowError(block, "changes", st);
-  return out;
+  return DecodeBlockRow<Change>(
+      encoded, block, change_count, "changes", [&](Reader& r, std::uint32_t i) {
+        Change c;
+        c.seq = first_seq + i;
+        c.block = block;
+        const std::uint8_t kind = r.U8();
+        if (r.ok() && (kind < static_cast<std::uint8_t>(ChangeKind::kCreate) ||
+                       kind > static_cast<std::uint8_t>(ChangeKind::kDelete))) {
+          r.Fail("unknown change kind " + std::to_string(kind));
+        }
+        c.kind = static_cast<ChangeKind>(kind);
+        r.Fixed(c.key);
+        r.Fixed(c.entity_hash);
+        return c;
+      });
 }
 
 Status SetAccounts(std::span<const std::pair<std::int64_t, std::int64_t>> ids, const Projection& p,
