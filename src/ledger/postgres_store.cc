@@ -1409,6 +1409,48 @@ class PostgresStore final : public Store {
     return std::optional<StoredTx>(std::move(t));
   }
 
+  // One statement for all of `hashes`, each looked up as FindTx does.
+  Result<std::vector<std::optional<TxLocation>>> LocateTxs(std::span<const Hash32> hashes,
+                                                           std::uint64_t head) override {
+    ArrayParam a = ByteaArray();
+    for (const Hash32& h : hashes) a.AddBytes(h);
+    VEIL_ASSIGN_OR_RETURN(
+        auto r, ExecCached("SELECT t.block, t.idx FROM unnest($1::bytea[]) WITH ORDINALITY AS "
+                           "h(hash, ord) LEFT JOIN LATERAL (SELECT block, idx FROM txs WHERE "
+                           "hash = h.hash AND block <= $2 ORDER BY block LIMIT 1) t ON true "
+                           "ORDER BY h.ord",
+                           {a.Build(), Int8(I64(head))}));
+    if (PQntuples(r.get()) != static_cast<int>(hashes.size())) {
+      return DataLoss("postgres: a transaction lookup returned the wrong number of rows");
+    }
+    std::vector<std::optional<TxLocation>> out;
+    for (int i = 0; i < PQntuples(r.get()); ++i) {
+      if (PQgetisnull(r.get(), i, 0)) {
+        out.emplace_back();
+        continue;
+      }
+      Row row(r.get(), i);
+      const TxLocation at{row.U64(0), static_cast<std::uint32_t>(row.Int(1))};
+      VEIL_RETURN_IF_ERROR(row.status());
+      out.emplace_back(at);
+    }
+    return out;
+  }
+
+  // One statement: one snapshot of the counter and the rows.
+  Result<StoredRows> CountStoredRows() override {
+    VEIL_ASSIGN_OR_RETURN(auto r, ExecCached("SELECT h.stored_entities, (SELECT count(*) FROM "
+                                             "entities) FROM chain_head h WHERE h.id = 1",
+                                             {}));
+    if (PQntuples(r.get()) != 1) return DataLoss("postgres: the chain head row is missing");
+    Row row(r.get(), 0);
+    StoredRows out;
+    out.counted = row.U64(0);
+    out.rows = row.U64(1);
+    VEIL_RETURN_IF_ERROR(row.status());
+    return out;
+  }
+
   Result<std::vector<Change>> GetBlockChanges(std::uint64_t number) override {
     VEIL_ASSIGN_OR_RETURN(auto r, ExecCached("SELECT seq, block, kind, key, entity_hash FROM "
                                              "changes WHERE block = $1 ORDER BY seq",

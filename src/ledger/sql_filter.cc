@@ -216,10 +216,13 @@ class Compiler {
       case Field::kOwner:
       case Field::kCreator: {
         const char* id = MetaColumn(p.field);
-        // Equalities name at most one account (addresses are unique): its id as a scalar
-        // subquery, which the planner runs once and takes as the owner index's key in any plan
-        // (a generic one too); an IN list's ids through `IN`.
-        const char* op = SingleValueEqualities(std::span(ps, n)) ? " = " : " IN ";
+        // A driver's rows (meta_on_: never negated) of equalities, which name at most one
+        // account (addresses are unique): its id as a scalar subquery, which the planner runs
+        // once and takes as the owner index's key in any plan (a generic one too). Elsewhere,
+        // and for an IN list, the ids through `IN`: a scalar subquery that finds no account is
+        // NULL, not false, and `NOT (owner_id = NULL)` would drop every row.
+        const bool one = !meta_on_.empty() && SingleValueEqualities(std::span(ps, n));
+        const char* op = one ? " = " : " IN ";
         *sql += sub ? OpenSubquery("entities", "id") + id + op : e + id + op;
         *sql += "(SELECT id FROM accounts WHERE ";
         column = "address";

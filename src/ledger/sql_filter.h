@@ -94,7 +94,7 @@ struct Driver {
 // The entity row's column a meta field reads (`key`, `owner_id`, ...); nullptr for an attribute.
 const char* MetaColumn(query::Field field);
 // True when every predicate is an equality to one value (on $owner or $creator: at most one
-// account, whose id the compiler writes as a scalar subquery, `owner_id = (SELECT id ...)`).
+// account, whose id a driver's rows compare as a scalar subquery, `owner_id = (SELECT id ...)`).
 bool SingleValueEqualities(std::span<const query::Predicate* const> predicates);
 // The drivers of `filter`, in the order of their first conjunct (none: a filter that is not an
 // AND of such conjuncts and others, e.g. an OR or a NOT at the top, or `$contentType` alone).
@@ -107,9 +107,10 @@ std::vector<Driver>::iterator WalkDriver(std::vector<Driver>& drivers);
 // The first driver whose KnownBound() is not 0: it needs no count to drive (none: nullopt).
 std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers);
 // The drivers of each branch of an OR at the top of `filter` (none: not such an OR, or one with
-// a branch that has no driver, which only the planner's collection serves). The OR's matches
-// below a cursor are at most the sum over its branches of the fewest index entries of a
-// branch's drivers, so the stores count them as they count one conjunction's drivers: under
+// a branch that has no driver, which is walked as any filter without drivers is, then collected
+// by the planner). The OR's matches below a cursor are at most the sum over its branches of the
+// fewest index entries of a branch's drivers, so the stores count them as they count one
+// conjunction's drivers: under
 // kRangeProbeLimit in all, the planner collects the branches' index matches (a page costs time
 // in proportion to them); otherwise a page walks the entities down from the cursor with the
 // whole filter probed on each, as a broad range's does (RangeWalkWindow), and the planner

@@ -499,7 +499,7 @@ class SqliteStore final : public Store {
     // filter's id subqueries collected and sorted.
     std::optional<sql::Driver> driver;
     // First a walk of these ids down, the whole filter probed on each entity; when it holds no
-    // page and does not reach id 0, the driver's collection.
+    // page and does not reach id 0, the driver's collection (without a driver, the filter's own).
     std::optional<Window> window;
     // The rest tested by probes of each candidate's rows (a driver chosen by its count, so few
     // candidates, or a walk); false: by the rest's id subqueries, which the planner may collect
@@ -582,8 +582,10 @@ class SqliteStore final : public Store {
     return Status::Ok();
   }
 
-  // A page's plan. A lone attribute equality drives by its index, and $key's unique index
-  // (sql::BoundedDriver) without a count. Otherwise each driver's index entries (an attribute's
+  // A page's plan. A filter without any driver (a NOT at the top, an OR with a branch that has
+  // none, `$contentType` alone) walks the window below the cursor, then collects. A lone
+  // attribute equality drives by its index, and $key's unique index (sql::BoundedDriver)
+  // without a count. Otherwise each driver's index entries (an attribute's
   // or a meta field's) below the cursor are counted up to kRangeProbeLimit: the one with the
   // fewest drives, unless every one has that many, when a range's page (a meta field's among
   // them) comes from a walk of the entities (few are walked when the filter is broad;
@@ -874,21 +876,53 @@ class SqliteStore final : public Store {
   // One index probe: the block whose first transaction it is (blocks_tx_hash), else the block
   // and position of a later one (tx_index); then that block's transactions.
   Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head) override {
+    VEIL_ASSIGN_OR_RETURN(const std::optional<TxLocation> at, LocateTx(hash, head));
+    if (!at) return std::optional<StoredTx>();
+    VEIL_ASSIGN_OR_RETURN(auto txs, GetBlockTxs(at->block));
+    if (at->index >= txs.size() || txs[at->index].hash != hash) {
+      return DataLoss("block " + std::to_string(at->block) + ": transaction index disagrees");
+    }
+    return std::optional<StoredTx>(std::move(txs[at->index]));
+  }
+
+  Result<std::vector<std::optional<TxLocation>>> LocateTxs(std::span<const Hash32> hashes,
+                                                           std::uint64_t head) override {
+    std::vector<std::optional<TxLocation>> out;
+    for (const Hash32& h : hashes) {
+      VEIL_ASSIGN_OR_RETURN(const std::optional<TxLocation> at, LocateTx(h, head));
+      out.push_back(at);
+    }
+    return out;
+  }
+
+  // A transaction's block and index by its hash: a block's first through the block row's
+  // tx_hash, the others through tx_index.
+  Result<std::optional<TxLocation>> LocateTx(const Hash32& hash, std::uint64_t head) {
     VEIL_ASSIGN_OR_RETURN(
         auto s, Prepare("SELECT block, idx FROM (SELECT number AS block, 0 AS idx FROM blocks "
                         "WHERE tx_hash = ?1 AND number <= ?2 UNION ALL SELECT block, idx FROM "
                         "tx_index WHERE hash = ?1 AND block <= ?2) ORDER BY block LIMIT 1"));
     s->Blob(1, hash).Int(2, I64(head));
-    std::optional<std::pair<std::uint64_t, std::size_t>> at;
-    if (s->Step()) at.emplace(s->ColU64(0), static_cast<std::size_t>(s->ColInt(1)));
+    std::optional<TxLocation> at;
+    if (s->Step()) at = TxLocation{s->ColU64(0), static_cast<std::uint32_t>(s->ColInt(1))};
     VEIL_RETURN_IF_ERROR(s->status());
-    s.reset();
-    if (!at) return std::optional<StoredTx>();
-    VEIL_ASSIGN_OR_RETURN(auto txs, GetBlockTxs(at->first));
-    if (at->second >= txs.size() || txs[at->second].hash != hash) {
-      return DataLoss("block " + std::to_string(at->first) + ": transaction index disagrees");
+    return at;
+  }
+
+  Result<StoredRows> CountStoredRows() override {
+    ReadSnapshot snapshot(*this);
+    VEIL_ASSIGN_OR_RETURN(
+        auto s, Prepare("SELECT coalesce((SELECT entities_net FROM blocks ORDER BY number DESC "
+                        "LIMIT 1), 0) - coalesce((SELECT value FROM meta WHERE name = 'swept'), "
+                        "0), (SELECT count(*) FROM entities)"));
+    StoredRows out;
+    if (s->Step()) {
+      if (s->ColInt(0) < 0) return DataLoss("more entities swept than created");
+      out.counted = s->ColU64(0);
+      out.rows = s->ColU64(1);
     }
-    return std::optional<StoredTx>(std::move(txs[at->second]));
+    VEIL_RETURN_IF_ERROR(s->status());
+    return out;
   }
 
   Result<std::vector<Change>> GetBlockChanges(std::uint64_t number) override {

@@ -1,6 +1,7 @@
-// The defaults of Store::GetForValidation (the two validation reads, one after the other) and
-// Store::FindTx: a scan of the stored blocks from the head down, built only from the
-// history reads every backend has. A backend with an index on the transaction hash overrides it.
+// The defaults of Store::GetForValidation (the two validation reads, one after the other),
+// Store::FindTx (a scan of the stored blocks from the head down, built only from the history
+// reads every backend has; a backend with an index on the transaction hash overrides it) and
+// Store::LocateTxs (FindTx for each hash).
 #include "veil/ledger/store.h"
 
 namespace veil::ledger {
@@ -26,6 +27,16 @@ Result<std::optional<StoredTx>> Store::FindTx(const Hash32& hash, std::uint64_t 
     }
   }
   return std::optional<StoredTx>();
+}
+
+Result<std::vector<std::optional<Store::TxLocation>>> Store::LocateTxs(
+    std::span<const Hash32> hashes, std::uint64_t head) {
+  std::vector<std::optional<TxLocation>> out;
+  for (const Hash32& h : hashes) {
+    VEIL_ASSIGN_OR_RETURN(const std::optional<StoredTx> t, FindTx(h, head));
+    out.push_back(t ? std::optional<TxLocation>(TxLocation{t->block, t->index}) : std::nullopt);
+  }
+  return out;
 }
 
 }  // namespace veil::ledger

@@ -195,8 +195,10 @@ class Ledger {
 
   // Removes up to `max_rows` entities that expired at least cursor_lifetime_blocks ago.
   Result<std::uint64_t> Sweep(std::size_t max_rows);
-  // Recomputes every block, transaction, change-set and live-entity hash from the stored rows;
-  // kDataLoss naming the first block (or entity and block) that does not match.
+  // Recomputes every block, transaction, change-set and live-entity hash from the stored rows,
+  // looks every transaction up by its hash as a receipt does, and compares the stored-entity
+  // counter with the entity table's rows; kDataLoss naming the first block (or entity and
+  // block) that does not match.
   Status VerifyChain();
 
   // The head as of the last call (see above for shared stores); it does not wait for a write in

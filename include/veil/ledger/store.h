@@ -243,6 +243,20 @@ class Store {
   // blocks from the head down (store_reads.cc); both stores override it with index probes
   // (SQLite: blocks.tx_hash and tx_index; PostgreSQL: txs.hash).
   virtual Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head);
+  // Where FindTx finds each of `hashes` (block and index; nullopt: not found), without reading
+  // the transactions (VerifyChain checks a whole block's with one call). The default calls FindTx.
+  struct TxLocation {
+    std::uint64_t block = 0;
+    std::uint32_t index = 0;
+  };
+  virtual Result<std::vector<std::optional<TxLocation>>> LocateTxs(std::span<const Hash32> hashes,
+                                                                   std::uint64_t head);
+  // The stored-entity counter (LoadState's stored_entities) and the entity table's rows, read in
+  // one snapshot, so that a writer committing meanwhile cannot make them differ (VerifyChain).
+  struct StoredRows {
+    std::uint64_t counted = 0, rows = 0;
+  };
+  virtual Result<StoredRows> CountStoredRows() = 0;
   // Reads every table and index into the engine's own cache (SQLite: the connection's page cache,
   // up to SqliteOptions::cache_mib; PostgreSQL: shared_buffers through pg_prewarm, which needs
   // the right to CREATE EXTENSION pg_prewarm). Returns the bytes the cache then holds (SQLite) or
