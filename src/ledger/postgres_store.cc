@@ -17,6 +17,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -286,6 +287,165 @@ class Row {
   Status status_;
 };
 
+// The chain's write lock for this transaction (see kWriteLockSession): VEIL_PG_XACT_LOCK. With it
+// in kGuard and kWriteLock (VEIL_PG_WRITE_LOCK), generic plans for the statements after it, until
+// the transaction ends (set_config with is_local, which SET LOCAL is, without its warning outside
+// an explicit block). The array form of the block statement takes arrays, whose lengths a custom
+// plan knows and a generic plan guesses (10), so PostgreSQL re-planned it at every execution:
+// 75-93 us of planning for the entity insert alone, which then ran in 132 us; its generic plan
+// runs in 44 us (a statement log of the one-entity benchmark). A generic plan is made for the
+// tables' sizes when it is built and rebuilt when autovacuum's ANALYZE invalidates it (every 10%
+// or so of growth), so a plan that starts as a scan of a tiny table becomes index probes as it
+// grows. The one-statement form (BlockStatement) takes scalar parameters, whose generic plan
+// costs what a custom one does, so the plan cache settles on it unasked and the guard needs no
+// set_config. In kGuard's statement: each statement of a block costs 10-20 us of server time
+// however little it does (bind, executor set-up, a result).
+#define VEIL_PG_XACT_LOCK \
+  "pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema()))"
+#define VEIL_PG_WRITE_LOCK \
+  VEIL_PG_XACT_LOCK ", set_config('plan_cache_mode', 'force_generic_plan', true)"
+// The guard's move of the head from ($1, $7) to the new block, after the lock (its CTE `l`, the
+// UPDATE's one-time filter, so the lock is held before the head row is read). The row lock
+// serialises writers; a writer whose parent is no longer the head (read again after any wait,
+// EvalPlanQual) updates no row, and the statement that reads `moved` divides by zero, which
+// aborts its transaction (plain SQL, no procedural language: see the notes on Postgres-compatible
+// databases).
+#define VEIL_PG_MOVE_HEAD                                                                      \
+  "moved AS (UPDATE chain_head SET number = $2, hash = $3, next_entity_id = $4, "              \
+  "next_change_seq = $5, stored_entities = stored_entities + $6 WHERE id = 1 AND number = $1 " \
+  "AND hash = $7 AND EXISTS (SELECT 1 FROM l) RETURNING 1)"
+#define VEIL_PG_HEAD_MOVED "1 / (SELECT count(*)::int FROM moved)"
+
+// The parts of a block's statement (BlockStatement; the names are the CTEs'), in the order of
+// its text and of its parameters.
+enum BlockPart : int {
+  kAccountsSet,     // acs: the senders' nonces
+  kAccountsEnsure,  // ace: owners and creators that have no row yet
+  kDropNum,         // dn, ds: the attribute rows of deleted and re-attributed entities
+  kDropStr,         // ds
+  kDeleteEntities,  // de: deleted entities
+  kUpdateEntities,  // ue
+  kInsertEntities,  // ie
+  kAttrNum,         // an, ans: attribute rows
+  kAttrStr,         // ans
+  kExpiry,          // ex: expiry buckets
+  kChanges,         // ch
+  kTxs,             // tx
+  kEarlierBlocks,   // bl: a group's blocks but its last, whose row is the main INSERT
+  kBlockPartCount,
+};
+
+// A part's statement. Its rows stand at {rows}, a row source (`unnest` of one array a column, or
+// a VALUES list of scalar parameters), or at {in}, a list of ids to match (`= ANY` of an array,
+// or `IN` a list of scalars); `columns`: the rows' types. Parameters are numbered from $1 at the
+// rows.
+struct PartText {
+  const char* name;
+  const char* sql;
+  std::vector<const char*> columns;
+};
+
+const PartText& TextOf(BlockPart p) {
+  static const PartText kParts[kBlockPartCount] = {
+      // The NOT EXISTS of ace keeps the identity sequence from being consumed by conflicting
+      // rows.
+      {"acs",
+       "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM {rows} AS v ON "
+       "CONFLICT (address) DO UPDATE SET tx_nonce = excluded.tx_nonce, create_nonce = "
+       "excluded.create_nonce",
+       {"bytea", "int8", "int8"}},
+      {"ace",
+       "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT v.a, 0, 0 FROM {rows} AS "
+       "v(a) WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.address = v.a) ON CONFLICT "
+       "(address) DO NOTHING",
+       {"bytea"}},
+      {"dn", "DELETE FROM attr_num WHERE entity_id {in} RETURNING 1", {"int8"}},
+      {"ds", "DELETE FROM attr_str WHERE entity_id {in} RETURNING 1", {"int8"}},
+      {"de", "DELETE FROM entities WHERE id {in}", {"int8"}},
+      // ue, ie: the entity rows, with account ids from PgAccountId (an index probe a row, not a
+      // join: a join's hash tables cost 30 us of executor set-up in a one-entity block; and an
+      // account that is missing makes the NOT NULL column refuse the row instead of a join
+      // dropping it in silence).
+      {"ue",
+       "UPDATE entities e SET owner_id = {owner}, content_type = u.ct, payload = u.p, "
+       "updated_block = u.ub, expires_block = u.eb, last_change = u.lc, attrs = u.at FROM {rows} "
+       "AS u(id, owner, ct, p, ub, eb, lc, at) WHERE e.id = u.id",
+       {"int8", "bytea", "text", "bytea", "int8", "int8", "int8", "bytea"}},
+      {"ie",
+       "INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, "
+       "created_block, updated_block, expires_block, last_change, attrs, flags) SELECT u.id, "
+       "u.key, {owner}, {creator}, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl FROM {rows} AS "
+       "u(id, key, owner, creator, ct, p, cb, ub, eb, lc, at, fl)",
+       {"int8", "bytea", "bytea", "bytea", "text", "bytea", "int8", "int8", "int8", "int8", "bytea",
+        "int8"}},
+      // {after}: once dn's or ds's deletions are done.
+      {"an",
+       "INSERT INTO attr_num(entity_id, name, value) SELECT * FROM {rows} AS v{after}",
+       {"int8", "text", "int8"}},
+      {"ans",
+       "INSERT INTO attr_str(entity_id, name, value) SELECT * FROM {rows} AS v{after}",
+       {"int8", "text", "text"}},
+      // A bucket that reaches zero stays until the sweeper passes its block (kSweepClean): a
+      // zero adds nothing to LiveCount.
+      {"ex",
+       "INSERT INTO expiry(block, n) SELECT * FROM {rows} AS v ON CONFLICT (block) DO UPDATE "
+       "SET n = expiry.n + excluded.n",
+       {"int8", "int8"}},
+      {"ch",
+       "INSERT INTO changes(seq, block, kind, key, entity_hash) SELECT * FROM {rows} AS v",
+       {"int8", "int8", "int8", "bytea", "bytea"}},
+      {"tx",
+       "INSERT INTO txs(block, idx, hash, body, gas) SELECT * FROM {rows} AS v",
+       {"int8", "int8", "bytea", "bytea", "int8"}},
+      {"bl",
+       "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
+       "change_count, gas_used, hash) SELECT * FROM {rows} AS v",
+       {"int8", "int8", "bytea", "int8", "bytea", "bytea", "int8", "int8", "int8", "bytea"}},
+  };
+  return kParts[p];
+}
+constexpr const char* kMainBlockInto =
+    "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
+    "change_count, gas_used, hash) ";
+
+// `text` with each `{key}` replaced by its value.
+std::string Fill(std::string text,
+                 std::initializer_list<std::pair<std::string_view, std::string>> subs) {
+  for (const auto& [key, value] : subs) {
+    const std::string mark = "{" + std::string(key) + "}";
+    for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at)) {
+      text.replace(at, mark.size(), value);
+      at += value.size();
+    }
+  }
+  return text;
+}
+
+// Part p's text with its rows as arrays (rows < 0) or as `rows` rows of scalar parameters.
+std::string PartSql(BlockPart p, long rows) {
+  const PartText& t = TextOf(p);
+  std::string list;
+  std::size_t k = 0;
+  if (rows < 0) {
+    for (const char* type : t.columns) {
+      list += (k == 0 ? "$" : ", $");
+      list += std::to_string(++k) + "::" + type + "[]";
+    }
+    return Fill(t.sql, {{"rows", "unnest(" + list + ")"}, {"in", "= ANY(" + list + ")"}});
+  }
+  std::string in;  // one column's rows as an IN list: (($1), ($2)) would compare rows
+  for (long r = 0; r < rows; ++r) {
+    list += r == 0 ? "(" : ", (";
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      ++k;
+      list += (c == 0 ? "$" : ", $") + std::to_string(k) + "::" + t.columns[c];
+      in += (k == 1 ? "$" : ", $") + std::to_string(k) + "::" + t.columns[c];
+    }
+    list += ")";
+  }
+  return Fill(t.sql, {{"rows", "(VALUES " + list + ")"}, {"in", "IN (" + in + ")"}});
+}
+
 // Fixed statements of the write path, prepared once per connection.
 enum WriteStmt : int {
   kGuardGenesis,
@@ -299,36 +459,9 @@ enum WriteStmt : int {
 };
 
 struct WriteStmtDef {
-  const char* sql;
+  std::string sql;
   std::vector<Oid> types;
 };
-
-// The chain's write lock for this transaction (see kWriteLockSession), and generic plans for the
-// statements after it, until the transaction ends (set_config with is_local, which SET LOCAL is,
-// without its warning outside an explicit block); kGuard and kWriteLock select it. The write
-// statements take arrays, whose lengths a custom plan knows and a generic plan guesses (10), so
-// PostgreSQL re-planned them at every execution: 75-93 us of planning for the entity insert
-// alone, which then ran in 132 us; its generic plan runs in 44 us (a statement log of the
-// one-entity benchmark). A generic plan is made for the tables' sizes when it is built and
-// rebuilt when autovacuum's ANALYZE invalidates it (every 10% or so of growth), so a plan that
-// starts as a scan of a tiny table becomes index probes as it grows. In kGuard's statement: each
-// statement of a block costs 10-20 us of server time however little it does (bind, executor
-// set-up, a result).
-#define VEIL_PG_WRITE_LOCK                                                      \
-  "pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema())), " \
-  "set_config('plan_cache_mode', 'force_generic_plan', true)"
-
-// The senders' nonces; and owners and creators that have no row yet (the NOT EXISTS keeps the
-// identity sequence from being consumed by conflicting rows). Parts of a BlockStatement (acs,
-// ace), or statements of their own before it for a block of many accounts (AppendBlockSteps).
-constexpr const char* kAccountsSetSql =
-    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT * FROM unnest($1::bytea[], "
-    "$2::int8[], $3::int8[]) ON CONFLICT (address) DO UPDATE SET tx_nonce = excluded.tx_nonce, "
-    "create_nonce = excluded.create_nonce";
-constexpr const char* kAccountsEnsureSql =
-    "INSERT INTO accounts(address, tx_nonce, create_nonce) SELECT a, 0, 0 FROM unnest($1::bytea[]) "
-    "AS a WHERE NOT EXISTS (SELECT 1 FROM accounts x WHERE x.address = a) ON CONFLICT (address) "
-    "DO NOTHING";
 
 const WriteStmtDef& Def(int i) {
   static const WriteStmtDef kDefs[kWriteStmtCount] = {
@@ -336,19 +469,14 @@ const WriteStmtDef& Def(int i) {
       {"INSERT INTO chain_head(id, number, hash, next_entity_id, next_change_seq, "
        "stored_entities) VALUES (1, $1, $2, $3, $4, $5)",
        {kInt8Oid, kByteaOid, kInt8Oid, kInt8Oid, kInt8Oid}},
-      // kGuard: takes the chain's write lock (kWriteLock's, in the same statement: its CTE is
-      // the UPDATE's one-time filter, so the lock is held before the head row is read), then
-      // moves the head from ($1, $7) to the new block. The row lock serialises writers; a
-      // writer whose parent is no longer the head (read again after any wait, EvalPlanQual)
-      // updates no row and the division by zero aborts its transaction (plain SQL, no
-      // procedural language: see the notes on Postgres-compatible databases).
-      {"WITH l AS MATERIALIZED (SELECT " VEIL_PG_WRITE_LOCK "), moved AS "
-       "(UPDATE chain_head SET number = $2, hash = $3, next_entity_id = $4, next_change_seq = $5, "
-       "stored_entities = stored_entities + $6 WHERE id = 1 AND number = $1 AND hash = $7 AND "
-       "EXISTS (SELECT 1 FROM l) RETURNING 1) SELECT 1 / (SELECT count(*)::int FROM moved)",
+      // kGuard: takes the chain's write lock, sets generic plans for the array form after it
+      // (kWriteLock's, in the same statement) and moves the head, or fails.
+      {"WITH l AS MATERIALIZED (SELECT " VEIL_PG_WRITE_LOCK "), " VEIL_PG_MOVE_HEAD
+       " SELECT " VEIL_PG_HEAD_MOVED,
        {kInt8Oid, kInt8Oid, kByteaOid, kInt8Oid, kInt8Oid, kInt8Oid, kByteaOid}},
-      {kAccountsSetSql, {kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid}},
-      {kAccountsEnsureSql, {kByteaArrayOid}},
+      // A block of many accounts writes them in statements of their own (AppendBlockSteps).
+      {PartSql(kAccountsSet, -1), {kByteaArrayOid, kInt8ArrayOid, kInt8ArrayOid}},
+      {PartSql(kAccountsEnsure, -1), {kByteaArrayOid}},
       // kSweep: one statement; SKIP LOCKED lets two nodes sweep at once without waiting, and the
       // counters move by the rows this statement actually deleted.
       {"WITH v AS (SELECT id FROM entities WHERE expires_block <= $1 ORDER BY expires_block "
@@ -369,59 +497,9 @@ const WriteStmtDef& Def(int i) {
 
 std::string WriteStmtName(int i) { return "veil_w" + std::to_string(i); }
 
-// The parts of a BlockStatement (the names are the CTEs').
-// acs, ace: kAccountsSetSql and kAccountsEnsureSql, returning the rows' ids and addresses.
-// dn, ds: the attribute rows of deleted and re-attributed entities; de: deleted entities.
-constexpr const char* kPartDropNum =
-    "DELETE FROM attr_num WHERE entity_id = ANY($1::int8[]) RETURNING 1";
-constexpr const char* kPartDropStr =
-    "DELETE FROM attr_str WHERE entity_id = ANY($1::int8[]) RETURNING 1";
-constexpr const char* kPartDeleteEntities = "DELETE FROM entities WHERE id = ANY($1::int8[])";
-// ue, ie: the entity rows, with account ids from PgAccountId (an index probe a row, not a join:
-// a join's hash tables cost 30 us of executor set-up in a one-entity block; and an account that
-// is missing makes the NOT NULL column refuse the row instead of a join dropping it in silence).
-constexpr const char* kPartUpdateEntities =
-    "UPDATE entities e SET owner_id = {owner}, content_type = u.ct, payload = u.p, updated_block "
-    "= u.ub, expires_block = u.eb, last_change = u.lc, attrs = u.at FROM unnest($1::int8[], "
-    "$2::bytea[], $3::text[], $4::bytea[], $5::int8[], $6::int8[], $7::int8[], $8::bytea[]) AS "
-    "u(id, owner, ct, p, ub, eb, lc, at) WHERE e.id = u.id";
-constexpr const char* kPartInsertEntities =
-    "INSERT INTO entities(id, key, owner_id, creator_id, content_type, payload, created_block, "
-    "updated_block, expires_block, last_change, attrs, flags) SELECT u.id, u.key, {owner}, "
-    "{creator}, u.ct, u.p, u.cb, u.ub, u.eb, u.lc, u.at, u.fl FROM unnest($1::int8[], "
-    "$2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::bytea[], $7::int8[], $8::int8[], "
-    "$9::int8[], $10::int8[], $11::bytea[], $12::int8[]) AS u(id, key, owner, creator, ct, p, cb, "
-    "ub, eb, lc, at, fl)";
-// an, ans: attribute rows ({after}: once dn's or ds's deletions are done). ex: expiry buckets;
-// a bucket that reaches zero stays until the sweeper passes its block (kSweepClean): a zero adds
-// nothing to LiveCount. ch, tx: the block's changes and transactions. bl: a group's blocks but
-// its last, whose row is the main INSERT.
-constexpr const char* kPartAttrNum =
-    "INSERT INTO attr_num(entity_id, name, value) SELECT * FROM unnest($1::int8[], $2::text[], "
-    "$3::int8[]){after}";
-constexpr const char* kPartAttrStr =
-    "INSERT INTO attr_str(entity_id, name, value) SELECT * FROM unnest($1::int8[], $2::text[], "
-    "$3::text[]){after}";
-constexpr const char* kPartExpiry =
-    "INSERT INTO expiry(block, n) SELECT * FROM unnest($1::int8[], $2::int8[]) ON CONFLICT "
-    "(block) DO UPDATE SET n = expiry.n + excluded.n";
-constexpr const char* kPartChanges =
-    "INSERT INTO changes(seq, block, kind, key, entity_hash) SELECT * FROM unnest($1::int8[], "
-    "$2::int8[], $3::int8[], $4::bytea[], $5::bytea[])";
-constexpr const char* kPartTxs =
-    "INSERT INTO txs(block, idx, hash, body, gas) SELECT * FROM unnest($1::int8[], $2::int8[], "
-    "$3::bytea[], $4::bytea[], $5::int8[])";
-constexpr const char* kPartBlocks =
-    "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
-    "change_count, gas_used, hash) SELECT * FROM unnest($1::int8[], $2::int8[], $3::bytea[], "
-    "$4::int8[], $5::bytea[], $6::bytea[], $7::int8[], $8::int8[], $9::int8[], $10::bytea[])";
-constexpr const char* kMainBlock =
-    "INSERT INTO blocks(number, chain_id, parent, timestamp_ms, tx_root, changeset, tx_count, "
-    "change_count, gas_used, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
-
-// The account id of the address `column` inside a BlockStatement: from the account parts' rows
-// when the statement has them (rows it writes are invisible to its own reads of accounts), else
-// from the table.
+// The account id of the address `column` inside a block's statement: from the account parts'
+// rows when the statement has them (rows it writes are invisible to its own reads of accounts),
+// else from the table.
 std::string PgAccountId(std::string_view column, bool set, bool ensure) {
   const std::string c(column);
   std::string out = "COALESCE(";
@@ -431,114 +509,178 @@ std::string PgAccountId(std::string_view column, bool set, bool ensure) {
   return out;
 }
 
-// `text` with each `{key}` replaced by its value.
-std::string Fill(std::string text,
-                 std::initializer_list<std::pair<std::string_view, std::string>> subs) {
-  for (const auto& [key, value] : subs) {
-    const std::string mark = "{" + std::string(key) + "}";
-    for (std::size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at)) {
-      text.replace(at, mark.size(), value);
-      at += value.size();
-    }
+// The elements of a one-dimensional array parameter in the binary format ArrayParam::Build
+// writes, each as a scalar parameter of the element type; false if `a` is not such an array.
+bool AppendElements(const PgParam& a, std::vector<std::string_view>* out, Oid* element) {
+  const std::string& d = a.data;
+  if (d.size() < 12) return false;
+  const std::uint64_t ndim = GetBe(d.data(), 4);
+  *element = static_cast<Oid>(GetBe(d.data() + 8, 4));
+  if (ndim == 0) return d.size() == 12;
+  if (ndim != 1 || d.size() < 20) return false;
+  const std::uint64_t n = GetBe(d.data() + 12, 4);
+  std::size_t at = 20;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (d.size() - at < 4) return false;
+    const std::uint64_t len = GetBe(d.data() + at, 4);
+    at += 4;
+    if (len > d.size() - at) return false;  // also a NULL's length, 0xFFFFFFFF
+    out->emplace_back(d.data() + at, len);
+    at += len;
   }
-  return text;
+  return at == d.size();
 }
 
-// The statement that writes a block's rows after its head guard (AppendBlockSteps): each part the
-// block has is a data-modifying CTE of the INSERT of the block's row, so a block is its guard and
-// this one statement, whatever it changes. Every statement costs server time of its own however
-// little it does (bind, executor set-up and tear-down, a result: 10-20 us in a one-entity block),
-// and the accounts, the entity rows and the rest were three statements.
+// The statement that writes a block's rows: each part the block has is a data-modifying CTE of
+// the INSERT of the block's row, so whatever a block changes it is one statement. Every
+// statement costs server time of its own however little it does (bind, executor set-up and
+// tear-down, a result: 10-20 us in a one-entity block), and the accounts, the entity rows and
+// the rest were three statements.
+//
+// Two forms (artifacts/bench-ledger-40-values-form/):
+// - Arrays: each part's rows as one array parameter a column through unnest, after the head
+//   guard's statement (kGuard), whose set_config gives it a generic plan. One statement text a
+//   set of parts, however many rows.
+// - One statement (OneStatement): each part's rows as a VALUES list of scalar parameters and the
+//   guard's lock and head move as its first CTEs, the INSERT of the block's row reading `moved`:
+//   the block is one statement in all. Its generic plan costs what a custom one does, so the
+//   plan cache settles on it without set_config. A text a set of parts AND row counts, so it is
+//   kept to small blocks (AppendBlockSteps): 32-91 us less a one-entity block than the arrays
+//   after the guard (probe-forms.txt).
 //
 // PostgreSQL runs a statement's data-modifying CTEs in an order it does not promise, and none
 // sees another's changes. Where order matters, a part reads the RETURNING rows of the part that
 // must go first, which runs that one to completion first: the entity rows take the ids of
 // accounts written in the same statement from the account parts' rows (PgAccountId), and the
 // attribute rows of a re-attributed entity go in after its old rows are deleted (a unique check
-// does not see a row its own transaction deleted). The text depends only on which parts are
-// present, so it is built and prepared once per shape (PostgresStore::PreparedBlock; a one-entity
-// create is always the same one), and a block only gathers its parameters.
+// does not see a row its own transaction deleted). In the one-statement form the block's row
+// reads `moved`, and the main statement runs before the CTEs that it does not read, so a stale
+// writer's statement fails at the guard with nothing else done; were that order ever different,
+// the statement still fails whole (a unique key of the winner's rows, or the guard). The text
+// depends only on the shape (Key), so it is built and prepared once per shape and connection
+// (PostgresStore::PreparedBlock; a one-entity create is always the same one), and a block only
+// gathers its parameters.
 class BlockStatement {
  public:
-  // The parts, in the order of the text and of the parameters.
-  enum Part : int {
-    kAccountsSet,     // acs
-    kAccountsEnsure,  // ace
-    kDropNum,         // dn
-    kDropStr,         // ds
-    kDeleteEntities,  // de
-    kUpdateEntities,  // ue
-    kInsertEntities,  // ie
-    kAttrNum,         // an
-    kAttrStr,         // ans
-    kExpiry,          // ex
-    kChanges,         // ch
-    kTxs,             // tx
-    kEarlierBlocks,   // bl
-  };
-
-  // Part p with its parameters; parts come in Part order, each once, and the block row's
-  // parameters (Finish) last.
-  void With(Part p, std::vector<PgParam> params) {
+  // Part p with its rows, one array a column (TextOf(p).columns); parts come in BlockPart order,
+  // each once.
+  void With(BlockPart p, std::vector<PgParam> columns) {
     if (static_cast<int>(p) <= last_) ordered_ = false;
     last_ = static_cast<int>(p);
     parts_ |= 1u << p;
-    Add(std::move(params));
+    std::vector<std::string_view> first;
+    Oid element = 0;
+    rows_[p] = !columns.empty() && AppendElements(columns[0], &first, &element)
+                   ? static_cast<long>(first.size())
+                   : 0;
+    columns_[p] = std::move(columns);
   }
-  void Finish(std::vector<PgParam> params) {
-    last_ = 1 << 30;
-    Add(std::move(params));
-  }
-  bool Has(Part p) const { return (parts_ >> p & 1u) != 0; }
-  std::uint32_t parts() const { return parts_; }
+  bool Has(BlockPart p) const { return (parts_ >> p & 1u) != 0; }
   bool ordered() const { return ordered_; }
-  std::vector<PgParam>& params() { return params_; }
+  // The rows of every part together.
+  long rows() const {
+    long n = 0;
+    for (int p = 0; p < kBlockPartCount; ++p)
+      n += Has(static_cast<BlockPart>(p)) ? rows_[static_cast<std::size_t>(p)] : 0;
+    return n;
+  }
 
-  // The text of a statement with `parts`; *param_count: the parameters it takes.
-  static std::string Sql(std::uint32_t parts, std::size_t* param_count) {
+  // Whether every part has at least one row (a VALUES list cannot be empty).
+  bool EveryPartHasRows() const {
+    for (int p = 0; p < kBlockPartCount; ++p) {
+      if (Has(static_cast<BlockPart>(p)) && rows_[static_cast<std::size_t>(p)] == 0) return false;
+    }
+    return true;
+  }
+
+  // The shape: the form, the parts and, in the one-statement form, their row counts.
+  std::vector<std::uint32_t> Key(bool one_statement) const {
+    std::vector<std::uint32_t> key{one_statement ? 1u : 0u, parts_};
+    if (!one_statement) return key;
+    for (int p = 0; p < kBlockPartCount; ++p) {
+      if (Has(static_cast<BlockPart>(p))) {
+        key.push_back(static_cast<std::uint32_t>(rows_[static_cast<std::size_t>(p)]));
+      }
+    }
+    return key;
+  }
+
+  // The parameters, in the order of Sql(Key(one_statement)): the guard's first in the
+  // one-statement form (kGuard's seven), then the parts' (arrays, or each part's rows as scalars
+  // row by row), then the block row's (Header). Moves the parts' parameters out.
+  Result<std::vector<PgParam>> TakeParams(bool one_statement, std::vector<PgParam> guard,
+                                          std::vector<PgParam> header) {
+    std::vector<PgParam> out = one_statement ? std::move(guard) : std::vector<PgParam>();
+    for (int i = 0; i < kBlockPartCount; ++i) {
+      const auto p = static_cast<BlockPart>(i);
+      if (!Has(p)) continue;
+      if (!one_statement) {
+        for (auto& c : columns_[p]) out.push_back(std::move(c));
+        continue;
+      }
+      std::vector<std::vector<std::string_view>> cells(columns_[p].size());
+      std::vector<Oid> types(columns_[p].size());
+      for (std::size_t c = 0; c < columns_[p].size(); ++c) {
+        if (!AppendElements(columns_[p][c], &cells[c], &types[c]) ||
+            cells[c].size() != static_cast<std::size_t>(rows_[p])) {
+          return Internal(std::string("postgres: the ") + TextOf(p).name +
+                          " part's columns differ in length");
+        }
+      }
+      for (long r = 0; r < rows_[p]; ++r) {
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+          out.push_back({types[c], std::string(cells[c][static_cast<std::size_t>(r)])});
+        }
+      }
+    }
+    for (auto& h : header) out.push_back(std::move(h));
+    return out;
+  }
+
+  // The text of a statement of shape `key` (Key); *param_count: the parameters it takes.
+  static std::string Sql(const std::vector<std::uint32_t>& key, std::size_t* param_count) {
+    const bool one_statement = key.at(0) != 0;
     BlockStatement shape;
-    shape.parts_ = parts;
+    shape.parts_ = key.at(1);
     std::string out;
     std::size_t n = 0;
-    auto with = [&](Part p, const char* name, std::string_view sql) {
-      if (!shape.Has(p)) return;
+    if (one_statement) {
+      out = "WITH l AS MATERIALIZED (SELECT " VEIL_PG_XACT_LOCK "), " VEIL_PG_MOVE_HEAD;
+      n = 7;
+    }
+    std::size_t next_count = 2;
+    const bool set = shape.Has(kAccountsSet), ensure = shape.Has(kAccountsEnsure);
+    for (int i = 0; i < kBlockPartCount; ++i) {
+      const auto p = static_cast<BlockPart>(i);
+      if (!shape.Has(p)) continue;
+      const long rows = one_statement ? static_cast<long>(key.at(next_count++)) : -1;
+      std::string sql = PartSql(p, rows);
+      if (p == kAccountsSet || p == kAccountsEnsure) sql += " RETURNING id, address";
+      const char* before = p == kAttrNum ? "dn" : p == kAttrStr ? "ds" : nullptr;
+      sql = Fill(std::move(sql),
+                 {{"owner", PgAccountId("u.owner", set, ensure)},
+                  {"creator", PgAccountId("u.creator", set, ensure)},
+                  {"after", before != nullptr && shape.Has(p == kAttrNum ? kDropNum : kDropStr)
+                                ? std::string(" WHERE (SELECT count(*) FROM ") + before + ") >= 0"
+                                : std::string()}});
       out += out.empty() ? "WITH " : ", ";
-      out += name;
+      out += TextOf(p).name;
       out += " AS (";
       Renumbered(sql, &n, &out);
       out += ")";
-    };
-    const bool set = shape.Has(kAccountsSet), ensure = shape.Has(kAccountsEnsure);
-    with(kAccountsSet, "acs", std::string(kAccountsSetSql) + " RETURNING id, address");
-    with(kAccountsEnsure, "ace", std::string(kAccountsEnsureSql) + " RETURNING id, address");
-    with(kDropNum, "dn", kPartDropNum);
-    with(kDropStr, "ds", kPartDropStr);
-    with(kDeleteEntities, "de", kPartDeleteEntities);
-    with(kUpdateEntities, "ue",
-         Fill(kPartUpdateEntities, {{"owner", PgAccountId("u.owner", set, ensure)}}));
-    with(kInsertEntities, "ie",
-         Fill(kPartInsertEntities, {{"owner", PgAccountId("u.owner", set, ensure)},
-                                    {"creator", PgAccountId("u.creator", set, ensure)}}));
-    with(kAttrNum, "an",
-         Fill(kPartAttrNum,
-              {{"after", shape.Has(kDropNum) ? " WHERE (SELECT count(*) FROM dn) >= 0" : ""}}));
-    with(kAttrStr, "ans",
-         Fill(kPartAttrStr,
-              {{"after", shape.Has(kDropStr) ? " WHERE (SELECT count(*) FROM ds) >= 0" : ""}}));
-    with(kExpiry, "ex", kPartExpiry);
-    with(kChanges, "ch", kPartChanges);
-    with(kTxs, "tx", kPartTxs);
-    with(kEarlierBlocks, "bl", kPartBlocks);
+    }
     if (!out.empty()) out += " ";
-    Renumbered(kMainBlock, &n, &out);
+    out += kMainBlockInto;
+    Renumbered(one_statement
+                   ? "SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 WHERE " VEIL_PG_HEAD_MOVED
+                     " = 1"
+                   : "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+               &n, &out);
     *param_count = n;
     return out;
   }
 
  private:
-  void Add(std::vector<PgParam> params) {
-    for (auto& p : params) params_.push_back(std::move(p));
-  }
   // Appends sql with its parameters $1..$k numbered after the *n before it; *n grows by k.
   static void Renumbered(std::string_view sql, std::size_t* n, std::string* out) {
     const std::size_t base = *n;
@@ -556,7 +698,8 @@ class BlockStatement {
   std::uint32_t parts_ = 0;
   int last_ = -1;
   bool ordered_ = true;
-  std::vector<PgParam> params_;
+  std::array<long, kBlockPartCount> rows_{};  // indexed by BlockPart
+  std::array<std::vector<PgParam>, kBlockPartCount> columns_;
 };
 
 // The chain's write lock: an advisory lock keyed by the schema. Every block write takes it for its
@@ -849,15 +992,15 @@ class PostgresStore final : public Store {
     return Internal("postgres: " + blocks + ": " + err.message);
   }
 
-  // One block's statements: its head guard (at the index the caller noted), then one
-  // BlockStatement with the parts that have rows. The guard moves the head from the block
+  // One block's statements: its head guard (at the index the caller noted) and one
+  // BlockStatement with the parts that have rows; or, for a small block, the two as one
+  // statement (BlockStatement's one-statement form). The guard moves the head from the block
   // numbered `from_number` with hash `from_hash` (w.header's parent, or for a group the first
   // block's parent) to w.header, whose row the statement inserts; `earlier`: a group's blocks
   // before it, whose rows go in too.
   Status AppendBlockSteps(const BlockWrite& w, std::span<const BlockWrite> earlier,
                           std::uint64_t from_number, const Hash32& from_hash,
                           std::vector<Step>* out) {
-    std::vector<Step>& steps = *out;
     const BlockHeader& h = w.header;
     const ChainState& after = w.state_after;
     std::int64_t stored_delta = 0;
@@ -865,15 +1008,17 @@ class PostgresStore final : public Store {
       if (ew.kind == EntityWrite::Kind::kInsert) ++stored_delta;
       if (ew.kind == EntityWrite::Kind::kDelete) --stored_delta;
     }
+    Step guard;
     if (h.number == 0) {
-      steps.push_back(
-          {kGuardGenesis, Params(Int8(0), Bytea(h.hash), Int8(after.next_entity_id),
-                                 Int8(I64(after.next_change_seq)), Int8(stored_delta))});
+      guard = {kGuardGenesis, Params(Int8(0), Bytea(h.hash), Int8(after.next_entity_id),
+                                     Int8(I64(after.next_change_seq)), Int8(stored_delta))};
     } else {
-      steps.push_back({kGuard, Params(Int8(I64(from_number)), Int8(I64(h.number)), Bytea(h.hash),
-                                      Int8(after.next_entity_id), Int8(I64(after.next_change_seq)),
-                                      Int8(stored_delta), Bytea(from_hash))});
+      guard = {kGuard, Params(Int8(I64(from_number)), Int8(I64(h.number)), Bytea(h.hash),
+                              Int8(after.next_entity_id), Int8(I64(after.next_change_seq)),
+                              Int8(stored_delta), Bytea(from_hash))};
     }
+    // Statements of their own between the guard and the block statement (accounts apart).
+    std::vector<Step> steps;
     BlockStatement b;
     // Accounts: nonces first, then owners and creators that have no row yet. As parts of the
     // block statement an entity row finds a new account's id by a scan of those parts' rows
@@ -905,7 +1050,7 @@ class PostgresStore final : public Store {
         if (apart) {
           steps.push_back({kAccountsSetApart, std::move(p)});
         } else {
-          b.With(BlockStatement::kAccountsSet, std::move(p));
+          b.With(kAccountsSet, std::move(p));
         }
       }
       if (missing.size() != 0) {
@@ -913,7 +1058,7 @@ class PostgresStore final : public Store {
         if (apart) {
           steps.push_back({kAccountsEnsureApart, std::move(p)});
         } else {
-          b.With(BlockStatement::kAccountsEnsure, std::move(p));
+          b.With(kAccountsEnsure, std::move(p));
         }
       }
     }
@@ -988,26 +1133,25 @@ class PostgresStore final : public Store {
     }
     if (drop_attrs.size() != 0) {
       PgParam ids = drop_attrs.Build();
-      b.With(BlockStatement::kDropNum, Params(PgParam(ids)));
-      b.With(BlockStatement::kDropStr, Params(std::move(ids)));
+      b.With(kDropNum, Params(PgParam(ids)));
+      b.With(kDropStr, Params(std::move(ids)));
     }
-    if (drop.size() != 0) b.With(BlockStatement::kDeleteEntities, Params(drop.Build()));
+    if (drop.size() != 0) b.With(kDeleteEntities, Params(drop.Build()));
     if (u_id.size() != 0) {
-      b.With(BlockStatement::kUpdateEntities,
-             Params(u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(), u_ub.Build(),
-                    u_eb.Build(), u_lc.Build(), u_at.Build()));
+      b.With(kUpdateEntities, Params(u_id.Build(), u_owner.Build(), u_ct.Build(), u_p.Build(),
+                                     u_ub.Build(), u_eb.Build(), u_lc.Build(), u_at.Build()));
     }
     if (i_id.size() != 0) {
-      b.With(BlockStatement::kInsertEntities,
+      b.With(kInsertEntities,
              Params(i_id.Build(), i_key.Build(), i_owner.Build(), i_creator.Build(), i_ct.Build(),
                     i_p.Build(), i_cb.Build(), i_ub.Build(), i_eb.Build(), i_lc.Build(),
                     i_at.Build(), i_fl.Build()));
     }
     if (n_id.size() != 0) {
-      b.With(BlockStatement::kAttrNum, Params(n_id.Build(), n_name.Build(), n_value.Build()));
+      b.With(kAttrNum, Params(n_id.Build(), n_name.Build(), n_value.Build()));
     }
     if (s_id.size() != 0) {
-      b.With(BlockStatement::kAttrStr, Params(s_id.Build(), s_name.Build(), s_value.Build()));
+      b.With(kAttrStr, Params(s_id.Build(), s_name.Build(), s_value.Build()));
     }
     ArrayParam x_block = Int8Array(), x_delta = Int8Array();
     for (const auto& [block, delta] : expiry) {
@@ -1015,8 +1159,7 @@ class PostgresStore final : public Store {
       x_block.AddInt8(I64(block));
       x_delta.AddInt8(delta);
     }
-    if (x_block.size() != 0)
-      b.With(BlockStatement::kExpiry, Params(x_block.Build(), x_delta.Build()));
+    if (x_block.size() != 0) b.With(kExpiry, Params(x_block.Build(), x_delta.Build()));
     ArrayParam c_seq = Int8Array(), c_block = Int8Array(), c_kind = Int8Array(),
                c_key = ByteaArray(), c_hash = ByteaArray();
     for (const auto& c : w.changes) {
@@ -1027,7 +1170,7 @@ class PostgresStore final : public Store {
       c_hash.AddBytes(c.entity_hash);
     }
     if (c_seq.size() != 0) {
-      b.With(BlockStatement::kChanges,
+      b.With(kChanges,
              Params(c_seq.Build(), c_block.Build(), c_kind.Build(), c_key.Build(), c_hash.Build()));
     }
     ArrayParam t_block = Int8Array(), t_idx = Int8Array(), t_hash = ByteaArray(),
@@ -1040,7 +1183,7 @@ class PostgresStore final : public Store {
       t_gas.AddInt8(I64(t.gas));
     }
     if (t_block.size() != 0) {
-      b.With(BlockStatement::kTxs,
+      b.With(kTxs,
              Params(t_block.Build(), t_idx.Build(), t_hash.Build(), t_body.Build(), t_gas.Build()));
     }
     if (!earlier.empty()) {
@@ -1060,33 +1203,54 @@ class PostgresStore final : public Store {
         gas.AddInt8(I64(eh.gas_used));
         hash.AddBytes(eh.hash);
       }
-      b.With(BlockStatement::kEarlierBlocks,
+      b.With(kEarlierBlocks,
              Params(number.Build(), chain.Build(), parent.Build(), ts.Build(), root.Build(),
                     cs.Build(), txc.Build(), chc.Build(), gas.Build(), hash.Build()));
     }
-    b.Finish(Params(Int8(I64(h.number)), Int8(I64(h.chain_id)), Bytea(h.parent),
-                    Int8(I64(h.timestamp_ms)), Bytea(h.tx_root), Bytea(h.changeset),
-                    Int8(h.tx_count), Int8(h.change_count), Int8(I64(h.gas_used)), Bytea(h.hash)));
     if (!b.ordered()) return Internal("postgres: block statement parts out of order");
+    // One statement for a lone block (not genesis, which has no kGuard) whose accounts are in
+    // its statement and whose rows are few, while the one-statement shapes prepared on this
+    // connection are under kOneStatementShapes (past it, new shapes take the array form: the
+    // common shapes come first, and a workload of many shapes does not churn the cache).
+    const std::vector<std::uint32_t> one_key = b.Key(true);
+    const bool one_statement =
+        h.number != 0 && earlier.empty() && steps.empty() && b.rows() <= kOneStatementRows &&
+        b.EveryPartHasRows() &&
+        (block_cache_.count(one_key) != 0 || one_statement_shapes_ < kOneStatementShapes);
     Step step;
-    VEIL_ASSIGN_OR_RETURN(step.name, PreparedBlock(b.parts(), b.params()));
-    step.params = std::move(b.params());
-    steps.push_back(std::move(step));
+    VEIL_ASSIGN_OR_RETURN(
+        step.params,
+        b.TakeParams(
+            one_statement, one_statement ? std::move(guard.params) : std::vector<PgParam>(),
+            Params(Int8(I64(h.number)), Int8(I64(h.chain_id)), Bytea(h.parent),
+                   Int8(I64(h.timestamp_ms)), Bytea(h.tx_root), Bytea(h.changeset),
+                   Int8(h.tx_count), Int8(h.change_count), Int8(I64(h.gas_used)), Bytea(h.hash))));
+    VEIL_ASSIGN_OR_RETURN(step.name,
+                          PreparedBlock(one_statement ? one_key : b.Key(false), step.params));
+    if (!one_statement) out->push_back(std::move(guard));
+    for (Step& s : steps) out->push_back(std::move(s));
+    out->push_back(std::move(step));
     return Status::Ok();
   }
 
   // The most accounts a block writes inside its block statement (AppendBlockSteps).
   static constexpr std::size_t kAccountsInBlockStatement = 16;
+  // The most rows (all parts together) of a block written in the one-statement form, and the
+  // most shapes of that form a connection prepares (AppendBlockSteps). A one-entity create with
+  // 8 attributes has 15 rows.
+  static constexpr long kOneStatementRows = 64;
+  static constexpr std::size_t kOneStatementShapes = 32;
 
-  // The prepared statement of a BlockStatement with `parts`, built and prepared on first use (a
-  // round trip per shape and connection). The shapes that occur are few, but the cache is
-  // bounded all the same: past PostgresOptions::block_shapes they are all deallocated (one round
-  // trip) and prepared again.
-  Result<std::string> PreparedBlock(std::uint32_t parts, const std::vector<PgParam>& params) {
-    auto it = block_cache_.find(parts);
+  // The prepared statement of a BlockStatement of shape `key` (BlockStatement::Key), built and
+  // prepared on first use (a round trip per shape and connection). The cache is bounded: past
+  // PostgresOptions::block_shapes the shapes are all deallocated (one round trip) and prepared
+  // again as they recur.
+  Result<std::string> PreparedBlock(const std::vector<std::uint32_t>& key,
+                                    const std::vector<PgParam>& params) {
+    auto it = block_cache_.find(key);
     if (it != block_cache_.end()) return it->second;
     std::size_t count = 0;
-    const std::string sql = BlockStatement::Sql(parts, &count);
+    const std::string sql = BlockStatement::Sql(key, &count);
     if (count != params.size()) {
       return Internal("postgres: a block statement of " + std::to_string(count) +
                       " parameters was given " + std::to_string(params.size()));
@@ -1102,10 +1266,12 @@ class PostgresStore final : public Store {
         return dropped;
       }
       block_cache_.clear();
+      one_statement_shapes_ = 0;
     }
     const std::string name = "veil_b" + std::to_string(block_cache_.size());
     VEIL_RETURN_IF_ERROR(Prepare(name, sql, params));
-    block_cache_.emplace(parts, name);
+    block_cache_.emplace(key, name);
+    if (key.at(0) != 0) ++one_statement_shapes_;
     return name;
   }
 
@@ -1531,6 +1697,7 @@ class PostgresStore final : public Store {
     if (PQsetClientEncoding(conn_, "UTF8") != 0) return ConnectionError("client encoding");
     read_cache_.clear();
     block_cache_.clear();
+    one_statement_shapes_ = 0;
     account_cache_.clear();
     // No parallel workers and no JIT: a ledger read returns at most a page, and starting worker
     // processes or compiling the plan costs more than the page (a driven page of 200 took 58 ms
@@ -1580,8 +1747,8 @@ class PostgresStore final : public Store {
     if (PQenterPipelineMode(conn_) != 1) return ConnectionError("pipeline mode");
     for (int i = 0; i < kWriteStmtCount; ++i) {
       const WriteStmtDef& d = Def(i);
-      if (PQsendPrepare(conn_, WriteStmtName(i).c_str(), d.sql, static_cast<int>(d.types.size()),
-                        d.types.data()) != 1) {
+      if (PQsendPrepare(conn_, WriteStmtName(i).c_str(), d.sql.c_str(),
+                        static_cast<int>(d.types.size()), d.types.data()) != 1) {
         return ConnectionError("prepare");
       }
     }
@@ -2662,10 +2829,13 @@ class PostgresStore final : public Store {
   // clears it too).
   static constexpr std::size_t kAccountCacheSize = 4096;
   std::unordered_map<std::int64_t, Address> account_cache_;
-  std::unordered_map<std::uint32_t, std::string> block_cache_;  // BlockStatement parts -> name
-  std::uint64_t round_trips_ = 0;                               // RoundTrips()
-  bool carry_state_ = false;  // CarryStateWithNextRead: the next read carries the state
-  ResultPtr carried_;         // the state's result from the read that carried it
+  // BlockStatement::Key -> the prepared statement's name; how many of them are one-statement
+  // shapes.
+  std::map<std::vector<std::uint32_t>, std::string> block_cache_;
+  std::size_t one_statement_shapes_ = 0;
+  std::uint64_t round_trips_ = 0;  // RoundTrips()
+  bool carry_state_ = false;       // CarryStateWithNextRead: the next read carries the state
+  ResultPtr carried_;              // the state's result from the read that carried it
   std::uint64_t next_read_stmt_ = 0;
   bool broken_ = false;  // the session needs a reset (and Setup) before the next use
 };

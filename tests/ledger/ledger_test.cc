@@ -3296,6 +3296,19 @@ TEST_P(PostgresLedgerTest, AnotherNodesWritesInvalidateTheCache) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
+// An empty block 1 on `st`: a second store's state loaded before the ledger wrote its block 1.
+BlockWrite BlockOneOn(const ChainState& st) {
+  BlockWrite w;
+  w.header = st.head;
+  w.header.number = 1;
+  w.header.parent = st.head.hash;
+  w.header.timestamp_ms = 77;
+  w.header.hash = BlockHash(w.header);
+  w.state_after = st;
+  w.state_after.head = w.header;
+  return w;
+}
+
 TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
   Open();
   auto stale = OpenStore();
@@ -3304,19 +3317,42 @@ TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
   ASSERT_TRUE(st.ok() && st->has_value());
   Wallet a;
   MustCreate(a, Create(100));  // block 1 through the ledger's own connection
-  BlockWrite w;
-  w.header = (*st)->head;
-  w.header.number = 1;
-  w.header.parent = (*st)->head.hash;
-  w.header.timestamp_ms = 77;
-  w.header.hash = BlockHash(w.header);
-  w.state_after = **st;
-  w.state_after.head = w.header;
+  const BlockWrite w = BlockOneOn(**st);
   const Status s = (*stale)->Apply(w);
   EXPECT_TRUE(IsHeadConflict(s)) << s.ToString();
   auto block1 = (*stale)->GetBlock(1);
   ASSERT_TRUE(block1.ok() && block1->has_value());
   EXPECT_EQ(**block1, ledger_->Head());  // the ledger's block, not the stale one
+  auto now = (*stale)->LoadState();
+  ASSERT_TRUE(now.ok() && now->has_value());
+  EXPECT_EQ((*now)->head, ledger_->Head());
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// The same with a block that has rows, which a one-entity block writes as one statement (the
+// guard's CTEs and the rows': postgres_store.cc, BlockStatement): the stale block's entity has
+// the winner's id and key, so were its rows written before the guard failed, a unique key would
+// fail the statement instead and the node would report an error, not a lost race to retry.
+TEST_P(PostgresLedgerTest, StaleWriterWithRowsGetsHeadConflict) {
+  Open();
+  auto stale = OpenStore();
+  ASSERT_TRUE(stale.ok());
+  auto st = (*stale)->LoadState();
+  ASSERT_TRUE(st.ok() && st->has_value());
+  Wallet a;
+  const EntityKey k =
+      MustCreate(a, Create(100, {Attribute::Str("s", "x"), Attribute::Num("v", 1)}));
+  const auto won = Get(k);
+  ASSERT_TRUE(won.has_value());
+  BlockWrite w = BlockOneOn(**st);
+  w.state_after.next_entity_id = won->id + 1;
+  w.accounts.push_back(Account{a.address(), 1, 1});
+  EntityWrite ew;
+  ew.entity = *won;
+  w.entities.push_back(ew);
+  const Status s = (*stale)->Apply(w);
+  EXPECT_TRUE(IsHeadConflict(s)) << s.ToString();
+  EXPECT_EQ(Get(k), won);
   auto now = (*stale)->LoadState();
   ASSERT_TRUE(now.ok() && now->has_value());
   EXPECT_EQ((*now)->head, ledger_->Head());
@@ -3397,6 +3433,31 @@ TEST_P(PostgresLedgerTest, BatchOfTwentyEntitiesWithEightAttributes) {
 // that changes attributes, an extend, a transfer to a new account, a delete, and the create
 // again), so it deallocates and prepares again on the way: a name left prepared, reused or
 // dropped from the cache but not the server fails a write.
+// A small block is one statement whose text has its row counts (BlockStatement's one-statement
+// form), and a connection prepares at most 32 such shapes before new shapes take the array form:
+// 40 creates of 40 different attribute counts cross that line, and every entity reads back whole.
+TEST_P(PostgresLedgerTest, ManyRowCountsCrossIntoTheArrayForm) {
+  Open();
+  Wallet alice;
+  std::vector<std::pair<EntityKey, std::vector<Attribute>>> made;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<Attribute> attrs;
+    for (int n = 0; n < i % 20; ++n) {
+      attrs.push_back(Attribute::Num("n" + std::to_string(10 + n), static_cast<std::uint64_t>(n)));
+    }
+    for (int s = 0; s <= i / 20; ++s) attrs.push_back(Attribute::Str("s" + std::to_string(s), "v"));
+    made.emplace_back(MustCreate(alice, Create(500, attrs)), attrs);
+  }
+  for (const auto& [key, attrs] : made) {
+    const auto e = Get(key);
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->attributes, attrs);
+  }
+  EXPECT_EQ(CountOf("s1 = \"v\""), 20u);
+  EXPECT_EQ(CountOf("n28 >= 0"), 2u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 TEST_P(PostgresLedgerTest, BlockShapesPastTheCacheArePreparedAgain) {
   KeepBlockShapes(2);
   Open();
