@@ -1078,53 +1078,72 @@ Result<std::uint64_t> Ledger::Prewarm() {
   return bytes;
 }
 
+namespace {
+Status BadBlock(std::uint64_t n, const std::string& what) {
+  return DataLoss("block " + std::to_string(n) + ": " + what);
+}
+}  // namespace
+
+// Block n of the chain (VerifyChain): its header against its parent (*prev_hash), its
+// transactions (hashes, signatures, root, gas, the lookup receipts use) and its changes, which
+// extend the rolling change-set hash *changeset; *prev_hash becomes its hash.
+Status Ledger::VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* changeset) {
+  VEIL_ASSIGN_OR_RETURN(auto h, store_->GetBlock(n));
+  if (!h) return BadBlock(n, "missing");
+  if (h->number != n || h->chain_id != options_.chain_id)
+    return BadBlock(n, "wrong number or chain");
+  if (BlockHash(*h) != h->hash) return BadBlock(n, "header hash mismatch");
+  if (h->parent != *prev_hash) return BadBlock(n, "parent hash mismatch");
+  VEIL_ASSIGN_OR_RETURN(auto txs, store_->GetBlockTxs(n));
+  std::vector<Hash32> hashes;
+  std::uint64_t gas = 0;
+  for (const auto& t : txs) {
+    if (TxHash(t.encoded) != t.hash)
+      return BadBlock(n, "transaction " + std::to_string(t.index) + " does not match its hash");
+    auto stx = Decode(t.encoded, options_.limits);
+    if (!stx.ok() || !verifier_.Verify(*stx).ok()) {
+      return BadBlock(n, "transaction " + std::to_string(t.index) + " is not validly signed");
+    }
+    hashes.push_back(t.hash);
+    gas += t.gas;
+  }
+  // The lookup receipts use must lead to each transaction (SQLite: the block row's tx_hash
+  // for its first and tx_index for the rest; PostgreSQL: txs.hash's index): one call a block.
+  VEIL_ASSIGN_OR_RETURN(const auto found, store_->LocateTxs(hashes, state_.head.number));
+  for (std::size_t i = 0; i < txs.size(); ++i) {
+    if (i >= found.size() || !found[i] || found[i]->block != n || found[i]->index != txs[i].index) {
+      return BadBlock(n,
+                      "transaction " + std::to_string(txs[i].index) + " is not found by its hash");
+    }
+  }
+  if (TxRoot(hashes) != h->tx_root || txs.size() != h->tx_count || gas != h->gas_used) {
+    return BadBlock(n, "transaction root mismatch");
+  }
+  VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(n));
+  for (const auto& c : changes) *changeset = ChangeSetStep(*changeset, c);
+  if (*changeset != h->changeset || changes.size() != h->change_count) {
+    return BadBlock(n, "change-set hash mismatch");
+  }
+  *prev_hash = h->hash;
+  return Status::Ok();
+}
+
 Status Ledger::VerifyChain() {
   std::lock_guard<std::mutex> lock(mu_);
   VEIL_RETURN_IF_ERROR(RefreshLocked());
-  auto bad = [](std::uint64_t n, const std::string& what) {
-    return DataLoss("block " + std::to_string(n) + ": " + what);
-  };
   Hash32 prev_hash{};
   Hash32 changeset{};
-  for (std::uint64_t n = 0; n <= state_.head.number; ++n) {
-    VEIL_ASSIGN_OR_RETURN(auto h, store_->GetBlock(n));
-    if (!h) return bad(n, "missing");
-    if (h->number != n || h->chain_id != options_.chain_id) return bad(n, "wrong number or chain");
-    if (BlockHash(*h) != h->hash) return bad(n, "header hash mismatch");
-    if (h->parent != prev_hash) return bad(n, "parent hash mismatch");
-    VEIL_ASSIGN_OR_RETURN(auto txs, store_->GetBlockTxs(n));
-    std::vector<Hash32> hashes;
-    std::uint64_t gas = 0;
-    for (const auto& t : txs) {
-      if (TxHash(t.encoded) != t.hash)
-        return bad(n, "transaction " + std::to_string(t.index) + " does not match its hash");
-      auto stx = Decode(t.encoded, options_.limits);
-      if (!stx.ok() || !verifier_.Verify(*stx).ok()) {
-        return bad(n, "transaction " + std::to_string(t.index) + " is not validly signed");
-      }
-      hashes.push_back(t.hash);
-      gas += t.gas;
+  // Blocks next .. head, each against its parent and the change set so far, then the head's hash.
+  // Called again when the entity scan meets a block another node has written since.
+  std::uint64_t next = 0;
+  auto verify_blocks = [&]() -> Status {
+    for (; next <= state_.head.number; ++next) {
+      VEIL_RETURN_IF_ERROR(VerifyBlockLocked(next, &prev_hash, &changeset));
     }
-    // The lookup receipts use must lead to each transaction (SQLite: the block row's tx_hash
-    // for its first and tx_index for the rest; PostgreSQL: txs.hash's index): one call a block.
-    VEIL_ASSIGN_OR_RETURN(const auto found, store_->LocateTxs(hashes, state_.head.number));
-    for (std::size_t i = 0; i < txs.size(); ++i) {
-      if (i >= found.size() || !found[i] || found[i]->block != n ||
-          found[i]->index != txs[i].index) {
-        return bad(n, "transaction " + std::to_string(txs[i].index) + " is not found by its hash");
-      }
-    }
-    if (TxRoot(hashes) != h->tx_root || txs.size() != h->tx_count || gas != h->gas_used) {
-      return bad(n, "transaction root mismatch");
-    }
-    VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(n));
-    for (const auto& c : changes) changeset = ChangeSetStep(changeset, c);
-    if (changeset != h->changeset || changes.size() != h->change_count) {
-      return bad(n, "change-set hash mismatch");
-    }
-    prev_hash = h->hash;
-  }
-  if (prev_hash != state_.head.hash) return bad(state_.head.number, "head hash mismatch");
+    if (prev_hash != state_.head.hash) return BadBlock(state_.head.number, "head hash mismatch");
+    return Status::Ok();
+  };
+  VEIL_RETURN_IF_ERROR(verify_blocks());
   // Every stored entity must be the state its last change committed to. That change is in the
   // block of the entity's updated_block (every change sets it, and the entity hash covers it):
   // each block's changes are read once while they stay in a cache of 64 blocks (a batch's
@@ -1137,6 +1156,13 @@ Status Ledger::VerifyChain() {
     for (const auto& e : batch) {
       auto it = block_changes.find(e.updated_block);
       if (it == block_changes.end()) {
+        if (e.updated_block > state_.head.number) {
+          // Another node sharing the store may have written it since the head was read: verify
+          // the blocks added since, then the entity against them. A block that is not there is
+          // a row beyond the chain.
+          VEIL_RETURN_IF_ERROR(RefreshLocked());
+          VEIL_RETURN_IF_ERROR(verify_blocks());
+        }
         if (e.updated_block > state_.head.number) {
           return DataLoss("entity " + ToHex(e.key) + ": updated in block " +
                           std::to_string(e.updated_block) + ", beyond the head");
@@ -1153,8 +1179,8 @@ Status Ledger::VerifyChain() {
         return DataLoss("entity " + ToHex(e.key) + ": no matching change");
       }
       if (EntityHash(e) != c->entity_hash) {
-        return bad(c->block,
-                   "entity " + ToHex(e.key) + " does not match change " + std::to_string(c->seq));
+        return BadBlock(c->block, "entity " + ToHex(e.key) + " does not match change " +
+                                      std::to_string(c->seq));
       }
       after = e.id;
     }

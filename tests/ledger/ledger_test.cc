@@ -1978,6 +1978,9 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
        "counters hold 4 stored entities, the entity table 3"},
       {"UPDATE blocks SET timestamp_ms = 5 WHERE number = 2",
        "UPDATE blocks SET timestamp_ms = 5 WHERE number = 2", "block 2: header hash"},
+      // An entity row that names a block the chain does not have (the head is block 3).
+      {"UPDATE entities SET updated_block = 9 WHERE id = 1",
+       "UPDATE entities SET updated_block = 9 WHERE id = 1", "updated in block 9, beyond the head"},
       // A row whose owner is no account is refused by every read, VerifyChain's scan included
       // (PostgreSQL's inner join used to drop the row from the scan: the check passed).
       {"UPDATE entities SET owner_id = 999 WHERE id = 1",
@@ -2564,6 +2567,43 @@ TEST_P(PostgresLedgerTest, AColdNodeReadsASendersStateInOneRoundTrip) {
 // Two nodes (two Ledger objects, two connections) on one database, submitting from two threads:
 // the database serialises their blocks, the loser of each race executes again on the winner's
 // head, and the result is one chain holding every transaction exactly once.
+// VerifyChain on one node while another writes to the same chain: an entity the other node
+// updated after the check read the head is in a block beyond that head, which the check now
+// verifies (it refreshes the head) instead of calling the row "beyond the head".
+TEST_P(PostgresLedgerTest, VerifyChainWhileAnotherNodeWrites) {
+  Open();
+  auto other = OpenLedger();
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  Wallet a;
+  std::vector<EntityKey> keys;
+  for (int t = 0; t < 3; ++t) {
+    std::vector<Operation> ops;
+    for (int i = 0; i < 100; ++i) ops.push_back(Create(1000));
+    const TxReceipt r = Submit(a, ops);
+    ASSERT_TRUE(r.status.ok()) << r.status.ToString();
+    keys.insert(keys.end(), r.created.begin(), r.created.end());
+  }
+  std::atomic<bool> stop{false};
+  std::atomic<int> writes{0};
+  std::thread writer([&] {
+    for (std::uint64_t j = 0; !stop; ++j) {
+      const ExtendOp extend{keys[(j * 37) % keys.size()], 2000 + j};
+      auto r = (*other)->Submit(Sign(a, {extend}, a.nonce));
+      ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
+      ++a.nonce;
+      ++writes;
+    }
+  });
+  for (int round = 0; round < 5; ++round) {
+    const Status s = ledger_->VerifyChain();
+    EXPECT_TRUE(s.ok()) << "round " << round << ": " << s.ToString();
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(writes.load(), 0);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 TEST_P(PostgresLedgerTest, TwoNodesShareOneChain) {
   Open();
   auto other = OpenLedger();

@@ -291,6 +291,8 @@ class Ledger {
   void ReturnReader(std::unique_ptr<Store> reader);
   // Shared stores: reloads state_ from the store; *moved tells whether the head changed.
   Status RefreshLocked(bool* moved = nullptr);
+  // One block of VerifyChain, under mu_.
+  Status VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* changeset);
   // Sets state_ and publishes its head (Head(), the reads on reader connections).
   void SetStateLocked(const ChainState& st);
   // Shared stores: the state as `store` holds it (the chain checked); AdoptStateLocked takes it
