@@ -318,7 +318,7 @@ class Row {
 
 // The parts of a block's statement (BlockStatement; the names are the CTEs'), in the order of
 // its text and of its parameters.
-enum BlockPart : int {
+enum BlockPart : unsigned {
   kAccountsSet,     // acs: the senders' nonces
   kAccountsEnsure,  // ace: owners and creators that have no row yet
   kDropNum,         // dn, ds: the attribute rows of deleted and re-attributed entities
@@ -580,15 +580,15 @@ class BlockStatement {
   // The rows of every part together.
   long rows() const {
     long n = 0;
-    for (int p = 0; p < kBlockPartCount; ++p)
-      n += Has(static_cast<BlockPart>(p)) ? rows_[static_cast<std::size_t>(p)] : 0;
+    for (unsigned p = 0; p < kBlockPartCount; ++p)
+      n += Has(static_cast<BlockPart>(p)) ? rows_[p] : 0;
     return n;
   }
 
   // Whether every part has at least one row (a VALUES list cannot be empty).
   bool EveryPartHasRows() const {
-    for (int p = 0; p < kBlockPartCount; ++p) {
-      if (Has(static_cast<BlockPart>(p)) && rows_[static_cast<std::size_t>(p)] == 0) return false;
+    for (unsigned p = 0; p < kBlockPartCount; ++p) {
+      if (Has(static_cast<BlockPart>(p)) && rows_[p] == 0) return false;
     }
     return true;
   }
@@ -597,9 +597,9 @@ class BlockStatement {
   std::vector<std::uint32_t> Key(bool one_statement) const {
     std::vector<std::uint32_t> key{one_statement ? 1u : 0u, parts_};
     if (!one_statement) return key;
-    for (int p = 0; p < kBlockPartCount; ++p) {
+    for (unsigned p = 0; p < kBlockPartCount; ++p) {
       if (Has(static_cast<BlockPart>(p))) {
-        key.push_back(static_cast<std::uint32_t>(rows_[static_cast<std::size_t>(p)]));
+        key.push_back(static_cast<std::uint32_t>(rows_[p]));
       }
     }
     return key;
@@ -611,7 +611,7 @@ class BlockStatement {
   Result<std::vector<PgParam>> TakeParams(bool one_statement, std::vector<PgParam> guard,
                                           std::vector<PgParam> header) {
     std::vector<PgParam> out = one_statement ? std::move(guard) : std::vector<PgParam>();
-    for (int i = 0; i < kBlockPartCount; ++i) {
+    for (unsigned i = 0; i < kBlockPartCount; ++i) {
       const auto p = static_cast<BlockPart>(i);
       if (!Has(p)) continue;
       if (!one_statement) {
@@ -650,7 +650,7 @@ class BlockStatement {
     }
     std::size_t next_count = 2;
     const bool set = shape.Has(kAccountsSet), ensure = shape.Has(kAccountsEnsure);
-    for (int i = 0; i < kBlockPartCount; ++i) {
+    for (unsigned i = 0; i < kBlockPartCount; ++i) {
       const auto p = static_cast<BlockPart>(i);
       if (!shape.Has(p)) continue;
       const long rows = one_statement ? static_cast<long>(key.at(next_count++)) : -1;
