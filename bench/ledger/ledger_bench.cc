@@ -64,6 +64,8 @@
 //                         matches are the oldest entities (the walk from the top finds none)
 //     OwnerAndPage200     Query(`$owner = P && score >= A`), P the population's one owner:
 //                         a broad meta field beside a broad range
+//     OwnerInAndPage200   Query(`$owner IN (P, Q) && score >= A`), Q an address without an
+//                         account: the same as an IN list
 //     BroadOrPage200      Query(`region = "rXX" || region = "rYY"`), limit 200: the first
 //                         page of an OR of two equalities that match N/8 together
 //     NotPage200          Query(`NOT (region = "rXX")`), limit 200: the first page of a
@@ -77,6 +79,7 @@
 //     CountBroadRange     Count(`score >= A`), A as in BroadRangePage200: capped above N = 10^4
 //     CountBroadAnd       Count of BroadAndPage200's filter: capped above N = 10^4
 //     CountMetaAnd        Count of MetaAndPage200's filter: 300-400 matches at every N
+//     CountOwnerIn        Count(`$owner IN (P, Q)`): every entity; capped above N = 10^4
 //   BM_Engine_Sqlite_<Read>/N           for GetByAttribute, RangeQuery and Page200: the same reads
 //                                       over the same file by a bare SQLite connection, one
 //                                       statement, columns copied out (BM_EngineRead): the engine's
@@ -670,6 +673,7 @@ enum class Read {
   kBroadAndPage200,
   kMetaAndPage200,
   kOwnerAndPage200,
+  kOwnerInAndPage200,
   kBroadOrPage200,
   kNotPage200,
   kContentTypePage200,
@@ -679,6 +683,7 @@ enum class Read {
   kCountBroadRange,
   kCountBroadAnd,
   kCountMetaAnd,
+  kCountOwnerIn,
 };
 
 constexpr std::pair<Read, const char*> kReads[] = {
@@ -692,6 +697,7 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kBroadAndPage200, "BroadAndPage200"},
     {Read::kMetaAndPage200, "MetaAndPage200"},
     {Read::kOwnerAndPage200, "OwnerAndPage200"},
+    {Read::kOwnerInAndPage200, "OwnerInAndPage200"},
     {Read::kBroadOrPage200, "BroadOrPage200"},
     {Read::kNotPage200, "NotPage200"},
     {Read::kContentTypePage200, "ContentTypePage200"},
@@ -701,12 +707,18 @@ constexpr std::pair<Read, const char*> kReads[] = {
     {Read::kCountBroadRange, "CountBroadRange"},
     {Read::kCountBroadAnd, "CountBroadAnd"},
     {Read::kCountMetaAnd, "CountMetaAnd"},
+    {Read::kCountOwnerIn, "CountOwnerIn"},
 };
 
 bool IsCount(Read kind) {
   return kind == Read::kCountSelective || kind == Read::kCountBroad ||
          kind == Read::kCountBroadRange || kind == Read::kCountBroadAnd ||
-         kind == Read::kCountMetaAnd;
+         kind == Read::kCountMetaAnd || kind == Read::kCountOwnerIn;
+}
+
+// The population's owner and an address that has no account, as an IN list's values.
+std::string OwnerInList() {
+  return "$owner IN (0x" + ToHex(PopulationAddress()) + ", 0x" + std::string(40, '7') + ")";
 }
 
 std::string KeyHex(std::uint64_t i) {
@@ -783,6 +795,13 @@ QueryCase MakeQuery(Read kind, std::uint64_t n, std::uint64_t& rng) {
       q.text = "$owner = 0x" + ToHex(PopulationAddress()) +
                " && score >= " + std::to_string(Mix(rng++) % (kScoreRange / 4));
       q.expect = static_cast<long>(std::min<std::uint64_t>(n / 2, 200));
+      break;
+    case Read::kOwnerInAndPage200:
+      q.text = OwnerInList() + " && score >= " + std::to_string(Mix(rng++) % (kScoreRange / 4));
+      q.expect = static_cast<long>(std::min<std::uint64_t>(n / 2, 200));
+      break;
+    case Read::kCountOwnerIn:
+      q.text = OwnerInList();
       break;
     case Read::kBroadOrPage200:
       q.text = "region = \"" + Region(i) + "\" || region = \"" + Region(i + 1) + "\"";

@@ -2604,11 +2604,12 @@ class PostgresStore final : public Store {
   // table for each bound of a block number and, for an owner, the rows of an average account;
   // under the count's LIMIT a sequential scan then looked cheaper than the field's index, and it
   // reads the whole table when the matches are the newest rows (a test caught it on 1,500
-  // entities). So: a meta field's collection (no LIMIT) and the count of an IN list of owners
-  // or creators; a block number's, $key's or one account's count keeps its generic plan, its
-  // rows taken in the order of the field's index (IndexOrder), which a sequential scan could
-  // give only by sorting every match (one account's id is a scalar subquery, the index's key in
-  // any plan); a walk probes each entity's row by its primary key, which any plan takes.
+  // entities). So: a meta field's collection (no LIMIT); a block number's, $key's or an
+  // account's count keeps its generic plan, its rows taken in the order of the field's index
+  // (IndexOrder), which a sequential scan could give only by sorting every match (one
+  // account's id is a scalar subquery and an IN list's ids an array, AccountIdArrays, both the
+  // index's keys in any plan; the IN list's count was planned per call until 2026-12-05); a
+  // walk probes each entity's row by its primary key, which any plan takes.
   static bool PlannedForValues(const sql::Driver& driver, RangePlan plan) {
     if (!driver.meta || plan == RangePlan::kWalk) return false;
     return plan == RangePlan::kCollect || IndexOrder(driver).empty();
@@ -2617,15 +2618,11 @@ class PostgresStore final : public Store {
     return std::any_of(drivers.begin(), drivers.end(),
                        [](const sql::Driver& d) { return PlannedForValues(d, RangePlan::kProbe); });
   }
-  // ` ORDER BY` a block number's, $key's or one account's column on alias `a` (empty for other
-  // drivers, and for an IN list of accounts, whose ids come through an `IN` subquery).
+  // ` ORDER BY` a meta field's column on alias `a` (empty for other drivers): a block number's,
+  // $key's, or an account's, whose ids a driver's rows give as a scalar subquery or an array.
   static std::string IndexOrder(const sql::Driver& driver) {
     if (!driver.meta) return "";
-    const std::vector<const query::Predicate*> ps = driver.Predicates();
-    const query::Field f = ps[0]->field;
-    const bool account = f == query::Field::kOwner || f == query::Field::kCreator;
-    if (account && !sql::SingleValueEqualities(ps)) return "";
-    const char* column = sql::MetaColumn(f);
+    const char* column = sql::MetaColumn(driver.Predicates()[0]->field);
     return column == nullptr ? "" : std::string(" ORDER BY a.") + column;
   }
 
@@ -2803,6 +2800,7 @@ class PostgresStore final : public Store {
     }
     bool MetaViaIdSubquery() const override { return false; }
     const char* ProbeEnd() const override { return " OFFSET 0"; }
+    bool AccountIdArrays() const override { return true; }
     std::string Unindexed(const std::string& column, bool numeric) const override {
       return "(" + column + (numeric ? " + 0)" : " || '')");
     }

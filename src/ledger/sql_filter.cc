@@ -222,11 +222,17 @@ class Compiler {
         // and for an IN list, the ids through `IN`: a scalar subquery that finds no account is
         // NULL, not false, and `NOT (owner_id = NULL)` would drop every row.
         const bool one = !meta_on_.empty() && SingleValueEqualities(std::span(ps, n));
-        const char* op = one ? " = " : " IN ";
+        // A driver's rows of an IN list, where the dialect has arrays: the ids as an array the
+        // planner computes once (an InitPlan) and takes as the owner index's keys, in key order,
+        // in any plan (SqlDialect::AccountIdArrays). `= ANY` of an empty array is false, never
+        // NULL.
+        const bool array = !meta_on_.empty() && !one && d_.AccountIdArrays();
+        const char* op = one ? " = " : array ? " = ANY(ARRAY" : " IN ";
         *sql += sub ? OpenSubquery("entities", "id") + id + op : e + id + op;
         *sql += "(SELECT id FROM accounts WHERE ";
         column = "address";
         close = sub ? "))" : ")";
+        if (array) close += ")";
         break;
       }
       case Field::kExpiresAt:

@@ -52,6 +52,12 @@ class SqlDialect {
   // outer row, instead of a join the planner may turn into a scan of the probed table
   // (PostgreSQL: ` OFFSET 0`, which keeps it from pulling the EXISTS up into a semi-join).
   virtual const char* ProbeEnd() const { return ""; }
+  // True: a driver's rows of an IN list of owners or creators take the accounts' ids as an
+  // array, `owner_id = ANY(ARRAY(SELECT id FROM accounts WHERE ...))`, which the planner
+  // computes once and scans the field's index with in key order in any plan (PostgreSQL, where
+  // a generic plan of `owner_id IN (SELECT ...)` was a sequential scan under a count's LIMIT);
+  // false: `owner_id IN (SELECT id ...)`.
+  virtual bool AccountIdArrays() const { return false; }
 };
 
 // The entity id the predicates test, and how: `ID IN (SELECT entity_id ...)` subqueries (the

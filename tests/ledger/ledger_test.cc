@@ -1598,8 +1598,17 @@ TEST_P(LedgerTest, RandomFiltersMatchAReferenceEvaluator) {
       }
       case 7: {
         const int owner = static_cast<int>(pick(3));
-        return {"$owner = " + Hex(w[owner].address()),
-                [=](const Model& m) { return m.owner == owner; }};
+        if (pick(2) == 0) {
+          return {"$owner = " + Hex(w[owner].address()),
+                  [=](const Model& m) { return m.owner == owner; }};
+        }
+        // An IN list: two owners (maybe the same one twice), or one and an address that has no
+        // account.
+        const int other = static_cast<int>(pick(4));
+        const std::string second =
+            other == 3 ? "0x" + std::string(40, '7') : Hex(w[other].address());
+        return {"$owner IN (" + Hex(w[owner].address()) + ", " + second + ")",
+                [=](const Model& m) { return m.owner == owner || m.owner == other; }};
       }
       case 8: {
         const std::uint64_t v = first_block + pick(last_block - first_block + 2);
