@@ -509,6 +509,13 @@ std::string PgAccountId(std::string_view column, bool set, bool ensure) {
   return out;
 }
 
+// The element count in the header of an array parameter of ArrayParam::Build's format (0 for an
+// empty array, which has no dimension; TakeParams checks the elements against it).
+long ArrayLength(const PgParam& a) {
+  if (a.data.size() < 20 || GetBe(a.data.data(), 4) != 1) return 0;
+  return static_cast<long>(GetBe(a.data.data() + 12, 4));
+}
+
 // The elements of a one-dimensional array parameter in the binary format ArrayParam::Build
 // writes, each as a scalar parameter of the element type; false if `a` is not such an array.
 bool AppendElements(const PgParam& a, std::vector<std::string_view>* out, Oid* element) {
@@ -568,11 +575,7 @@ class BlockStatement {
     if (static_cast<int>(p) <= last_) ordered_ = false;
     last_ = static_cast<int>(p);
     parts_ |= 1u << p;
-    std::vector<std::string_view> first;
-    Oid element = 0;
-    rows_[p] = !columns.empty() && AppendElements(columns[0], &first, &element)
-                   ? static_cast<long>(first.size())
-                   : 0;
+    rows_[p] = columns.empty() ? 0 : ArrayLength(columns[0]);
     columns_[p] = std::move(columns);
   }
   bool Has(BlockPart p) const { return (parts_ >> p & 1u) != 0; }

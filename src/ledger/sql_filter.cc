@@ -19,6 +19,14 @@ using query::Expr;
 using query::Field;
 using query::Predicate;
 
+// True when every predicate is an equality to one value (on $owner or $creator: at most one
+// account, whose id a driver's rows compare as a scalar subquery, `owner_id = (SELECT id ...)`).
+bool SingleValueEqualities(std::span<const Predicate* const> predicates) {
+  return std::all_of(predicates.begin(), predicates.end(), [](const Predicate* p) {
+    return p->op == CmpOp::kEq && p->values.size() == 1;
+  });
+}
+
 bool Numeric(const Predicate& p) { return p.values[0].index() == 0; }
 
 // A comparison of a block number (stored as a signed 64-bit integer, so below 2^63) whose
@@ -296,12 +304,6 @@ bool IsLoneIndexed(const Expr& e) {
 }
 
 }  // namespace
-
-bool SingleValueEqualities(std::span<const query::Predicate* const> predicates) {
-  return std::all_of(predicates.begin(), predicates.end(), [](const Predicate* p) {
-    return p->op == CmpOp::kEq && p->values.size() == 1;
-  });
-}
 
 const char* MetaColumn(query::Field field) {
   switch (field) {

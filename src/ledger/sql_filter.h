@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -99,9 +98,6 @@ struct Driver {
 };
 // The entity row's column a meta field reads (`key`, `owner_id`, ...); nullptr for an attribute.
 const char* MetaColumn(query::Field field);
-// True when every predicate is an equality to one value (on $owner or $creator: at most one
-// account, whose id a driver's rows compare as a scalar subquery, `owner_id = (SELECT id ...)`).
-bool SingleValueEqualities(std::span<const query::Predicate* const> predicates);
 // The drivers of `filter`, in the order of their first conjunct (none: a filter that is not an
 // AND of such conjuncts and others, e.g. an OR or a NOT at the top, or `$contentType` alone).
 std::vector<Driver> Drivers(const query::Expr& filter);
