@@ -40,6 +40,13 @@ int Print(const Json& j) {
   return 0;
 }
 
+// An explain's text as it is (the SQL, its parameters and the plan, one per line).
+int PrintText(const veil::Result<std::string>& text) {
+  if (!text.ok()) return Fail(text.status());
+  std::cout << *text;
+  return 0;
+}
+
 struct Target {
   std::string store;
   std::string rpc;
@@ -159,6 +166,7 @@ int main(int argc, char** argv) {
   std::string text, key, hash, cursor, select;
   std::uint64_t number = 0;
   std::size_t limit = 200;
+  bool explain = false;
   auto* query_cmd = app.add_subcommand("query", "one page of a query");
   query_cmd->add_option("query", text, "query text, e.g. 'kind = \"doc\"'")->required();
   query_cmd->add_option("--limit", limit, "page size (1..200)");
@@ -166,6 +174,9 @@ int main(int argc, char** argv) {
   query_cmd->add_option("--select", select, "comma-separated columns");
   auto* count_cmd = app.add_subcommand("count", "count entities matching a query");
   count_cmd->add_option("query", text, "query text")->required();
+  for (auto* c : {query_cmd, count_cmd}) {
+    c->add_flag("--explain", explain, "print the compiled query, its SQL and the database's plan");
+  }
   auto* entity_cmd = app.add_subcommand("entity", "one entity by key");
   entity_cmd->add_option("key", key, "0x + 64 hex digits")->required();
   auto* block_cmd = app.add_subcommand("block", "a block header and its transactions");
@@ -205,11 +216,13 @@ int main(int argc, char** argv) {
       if (!p.ok()) return Fail(p.status());
       o.projection = *p;
     }
+    if (explain) return PrintText(api.Explain(text, o));
     auto page = api.Query(text, o);
     if (!page.ok()) return Fail(page.status());
     return Print(lj::ToJson(*page, o.projection));
   }
   if (count_cmd->parsed()) {
+    if (explain) return PrintText(api.ExplainCount(text));
     auto c = api.Count(text);
     if (!c.ok()) return Fail(c.status());
     return Print(lj::ToJson(*c));

@@ -173,6 +173,12 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     VEIL_ASSIGN_OR_RETURN(auto plan, api->Explain(text, options));
     return Json(plan);
   });
+  methods.emplace_back("arkiv_explainCount", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
+    VEIL_ASSIGN_OR_RETURN(auto text, QueryText(p));
+    VEIL_ASSIGN_OR_RETURN(auto plan, api->ExplainCount(text));
+    return Json(plan);
+  });
   methods.emplace_back("arkiv_getHead", [=](const Json& p) -> Result<Json> {
     VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
     VEIL_ASSIGN_OR_RETURN(auto h, api->Head());

@@ -55,9 +55,9 @@ class FailedReceiptLog {
 };
 
 // Registers arkiv_sendTransaction, arkiv_getEntity, arkiv_query, arkiv_getEntityCount,
-// arkiv_explain, arkiv_getHead, arkiv_blockNumber, arkiv_chainId, arkiv_getBlock,
-// arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain. `metrics` may be null. With
-// `local` (the ledger behind `api`, in this process) the metrics also count its block writes
+// arkiv_explain, arkiv_explainCount, arkiv_getHead, arkiv_blockNumber, arkiv_chainId,
+// arkiv_getBlock, arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain. `metrics` may be null.
+// With `local` (the ledger behind `api`, in this process) the metrics also count its block writes
 // (veil_ledger_block_writes_total: in instant mode, landed transactions over block writes is
 // the mean group-commit size).
 Status RegisterLedgerMethods(net::JsonRpcDispatcher& dispatcher,

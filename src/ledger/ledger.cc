@@ -1029,6 +1029,22 @@ Result<std::string> Ledger::Explain(std::string_view text, const QueryOptions& o
   return "compiled: " + query::ToString(expr) + "\n" + plan;
 }
 
+Result<std::string> Ledger::ExplainCount(std::string_view text) {
+  const QueryLimits& ql = options_.limits.query;
+  VEIL_ASSIGN_OR_RETURN(auto expr, query::Parse(text, ql));
+  std::string plan;
+  VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
+    if (expr.kind == query::Expr::Kind::kAll) {
+      plan = "counters: the stored entities less the expired ones not yet swept (no scan)\n";
+      return Status::Ok();
+    }
+    VEIL_ASSIGN_OR_RETURN(plan, store.ExplainCount(expr, head.number, ql.count_cap));
+    return Status::Ok();
+  }));
+  return "compiled: " + query::ToString(expr) + "\ncount cap: " + std::to_string(ql.count_cap) +
+         "\n" + plan;
+}
+
 Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
   std::lock_guard<std::mutex> lock(mu_);
   VEIL_RETURN_IF_ERROR(RefreshLocked());

@@ -1382,34 +1382,7 @@ class PostgresStore final : public Store {
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
-    std::vector<sql::Driver> drivers = sql::Drivers(filter);
-    std::optional<sql::Driver> driver;
-    if (!drivers.empty()) {
-      // The driver with the fewest index entries, each counted up to cap + 1 in one statement
-      // (the count probes its driver's entries until cap + 1 pass: never more than it has).
-      // ($key's unique index needs no count: BoundedDriver.)
-      const std::optional<std::size_t> bounded = sql::BoundedDriver(drivers);
-      std::size_t which = bounded.value_or(0);
-      if (drivers.size() > 1 && !bounded) {
-        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                              FewestBelow(drivers, 0, cap + 1));
-        which = best.value_or(0);
-      }
-      driver = std::move(drivers[which]);
-    }
-    Compiled c;
-    Dialect d(&c);
-    if (driver) {
-      // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
-      VEIL_RETURN_IF_ERROR(sql::CompileDrivenCount(filter, *driver, d, at_block, cap + 1, &c.sql));
-    } else {
-      c.sql =
-          "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
-          c.Add(Int8(I64(at_block))) + " AND e.created_block + 0 <= " + c.Add(Int8(I64(at_block))) +
-          " AND (";
-      VEIL_RETURN_IF_ERROR(sql::CompileFilter(filter, d, &c.sql));
-      c.sql += ") LIMIT " + c.Add(Int8(I64(cap + 1))) + ") t";
-    }
+    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
     // Planned per call, a range's count too: D's test of liveness (an OR of two inequalities on
     // the expiry and creation columns) is a scan of every entity in a generic plan, which
     // guesses a third of the table for each side (717 ms at 10^6 in a probe), and a bitmap OR
@@ -1511,6 +1484,12 @@ class PostgresStore final : public Store {
       out += (out.empty() ? "" : std::string(label) + ":\n") + one;
     }
     return out;
+  }
+
+  Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+                                   std::uint64_t cap) override {
+    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
+    return ExplainCompiled(c);  // planned for its values, as Count runs it
   }
 
   Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) override {
@@ -1683,6 +1662,38 @@ class PostgresStore final : public Store {
       out += "  " + std::string(PQgetvalue(res->get(), i, 0)) + "\n";
     }
     return out;
+  }
+
+  // Count's statement: by the driver with the fewest index entries, else a scan of the live
+  // entities. Its second column counts the driver's matches that are not live (0 for a scan).
+  Result<Compiled> CompileCount(const query::Expr& filter, std::uint64_t at_block,
+                                std::uint64_t cap) {
+    std::vector<sql::Driver> drivers = sql::Drivers(filter);
+    Compiled c;
+    Dialect d(&c);
+    if (!drivers.empty()) {
+      // The driver with the fewest index entries, each counted up to cap + 1 in one statement
+      // (the count probes its driver's entries until cap + 1 pass: never more than it has).
+      // ($key's unique index needs no count: BoundedDriver.)
+      const std::optional<std::size_t> bounded = sql::BoundedDriver(drivers);
+      std::size_t which = bounded.value_or(0);
+      if (drivers.size() > 1 && !bounded) {
+        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
+                              FewestBelow(drivers, 0, cap + 1));
+        which = best.value_or(0);
+      }
+      // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
+      VEIL_RETURN_IF_ERROR(
+          sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, &c.sql));
+    } else {
+      c.sql =
+          "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
+          c.Add(Int8(I64(at_block))) + " AND e.created_block + 0 <= " + c.Add(Int8(I64(at_block))) +
+          " AND (";
+      VEIL_RETURN_IF_ERROR(sql::CompileFilter(filter, d, &c.sql));
+      c.sql += ") LIMIT " + c.Add(Int8(I64(cap + 1))) + ") t";
+    }
+    return c;
   }
 
   // ---- Connection, statements and pipelines. ----

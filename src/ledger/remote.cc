@@ -72,6 +72,12 @@ Result<std::string> RemoteLedger::Explain(std::string_view query, const QueryOpt
   return j.get<std::string>();
 }
 
+Result<std::string> RemoteLedger::ExplainCount(std::string_view query) {
+  VEIL_ASSIGN_OR_RETURN(Json j, Call("arkiv_explainCount", Json::array({query})));
+  if (!j.is_string()) return Internal("malformed reply from the node: explain is not a string");
+  return j.get<std::string>();
+}
+
 Result<BlockHeader> RemoteLedger::Head() {
   VEIL_ASSIGN_OR_RETURN(Json j, Call("arkiv_getHead", nullptr));
   return Reply(lj::BlockHeaderFromJson(j));

@@ -663,13 +663,14 @@ class SqliteStore final : public Store {
     return sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
   }
 
-  Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
-                           std::uint64_t cap) override {
+  // Count's statement: by the driver with the fewest index entries (choosing it reads up to
+  // cap + 1 entries of each; `scanned` adds them), else a scan of the live entities.
+  Result<Compiled> CompileCount(const query::Expr& filter, std::uint64_t at_block,
+                                std::uint64_t cap, std::uint64_t* scanned, bool* driven) {
     Compiled c;
-    std::uint64_t scanned = 0;
     std::vector<sql::Driver> drivers = sql::Drivers(filter);
-    std::optional<sql::Driver> driver;
-    if (!drivers.empty()) {
+    *driven = !drivers.empty();
+    if (*driven) {
       // The driver with the fewest index entries, each counted up to cap + 1 (the count probes
       // its driver's entries until cap + 1 pass: never more than the driver has).
       // ($key's unique index needs no count: BoundedDriver.)
@@ -677,16 +678,12 @@ class SqliteStore final : public Store {
       std::size_t which = bounded.value_or(0);
       if (drivers.size() > 1 && !bounded) {
         VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                              FewestBelow(drivers, 0, cap + 1, &scanned));
+                              FewestBelow(drivers, 0, cap + 1, scanned));
         which = best.value_or(0);
       }
-      driver = std::move(drivers[which]);
-    }
-    std::uint64_t nonlive = 0;
-    if (driver) {
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       Dialect d(&c.params);
-      Check(sql::CompileDrivenCount(filter, *driver, d, at_block, cap + 1, &c.sql));
+      Check(sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, &c.sql));
     } else {
       c.sql =
           "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
@@ -696,12 +693,21 @@ class SqliteStore final : public Store {
       c.sql += ") LIMIT ?)";
       c.params.push_back(I64(cap + 1));
     }
+    return c;
+  }
+
+  Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
+                           std::uint64_t cap) override {
+    std::uint64_t scanned = 0;
+    bool driven = false;
+    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap, &scanned, &driven));
+    std::uint64_t nonlive = 0;
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
     BindAll(*s, c.params);
     StoreCount out;
     if (s->Step()) {
       out.count = s->ColU64(0);
-      if (driver) nonlive = s->ColU64(1);
+      if (driven) nonlive = s->ColU64(1);
     }
     VEIL_RETURN_IF_ERROR(s->status());
     if (nonlive > out.count) return DataLoss("count: more non-live matches than matches");
@@ -798,6 +804,15 @@ class SqliteStore final : public Store {
     }
     VEIL_ASSIGN_OR_RETURN(std::string collect, ExplainCompiled(CompileSelect(r, plan)));
     return out + collect;
+  }
+
+  Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+                                   std::uint64_t cap) override {
+    ReadSnapshot snapshot(*this);
+    std::uint64_t scanned = 0;
+    bool driven = false;
+    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap, &scanned, &driven));
+    return ExplainCompiled(c);
   }
 
   Result<std::string> ExplainCompiled(const Compiled& c) {

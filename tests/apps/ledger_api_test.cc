@@ -250,6 +250,10 @@ TEST_P(LedgerApiTest, QueriesCursorsCountsExplain) {
   auto plan = api_->Explain("kind = \"doc\"", {});
   ASSERT_TRUE(plan.ok());
   EXPECT_NE(plan->find("compiled"), std::string::npos);
+  auto count_plan = api_->ExplainCount("kind = \"doc\"");
+  ASSERT_TRUE(count_plan.ok()) << count_plan.status().ToString();
+  EXPECT_NE(count_plan->find("attr_str_nv"), std::string::npos) << *count_plan;
+  EXPECT_EQ(api_->ExplainCount("kind = ").status().code(), Code::kInvalidArgument);
 
   // Bad queries are errors with the same code both ways.
   EXPECT_EQ(api_->Query("kind = ", {}).status().code(), Code::kInvalidArgument);

@@ -109,6 +109,11 @@ TEST_F(ServeTest, EveryMethodThenGracefulStopAndInspect) {
   EXPECT_EQ(Call("arkiv_getEntityCount", Json::array())["result"]["count"], 2);
   EXPECT_EQ(Call("arkiv_getEntityCount", {{{"query", "kind = \"doc\""}}})["result"]["count"], 1);
   EXPECT_TRUE(Call("arkiv_explain", {"kind = \"doc\""})["result"].is_string());
+  const Json count_plan = Call("arkiv_explainCount", {"kind = \"doc\""})["result"];
+  ASSERT_TRUE(count_plan.is_string()) << count_plan.dump();
+  EXPECT_NE(count_plan.get<std::string>().find("attr_str_nv"), std::string::npos) << count_plan;
+  EXPECT_EQ(Call("arkiv_explainCount", {"kind = "})["error"]["code"], net::kJsonRpcInvalidParams);
+  EXPECT_EQ(Call("arkiv_explainCount", {"*", 1})["error"]["code"], net::kJsonRpcInvalidParams);
   EXPECT_EQ(Call("arkiv_getHead", nullptr)["result"]["number"], 1);
   Json block = Call("arkiv_getBlock", {1})["result"];
   EXPECT_EQ(block["transactions"], Json::array({hash}));
@@ -123,6 +128,8 @@ TEST_F(ServeTest, EveryMethodThenGracefulStopAndInspect) {
   EXPECT_EQ(Json::parse(out)["head"], 1);
   EXPECT_EQ(RunCli({"entity", key, "--rpc", server_.url()}, &out), 0);
   EXPECT_EQ(Json::parse(out)["key"], key);
+  EXPECT_EQ(RunCli({"count", "kind = \"doc\"", "--explain", "--rpc", server_.url()}, &out), 0);
+  EXPECT_EQ(out.rfind("compiled: ", 0), 0u) << out;
 
   // /health and /metrics.
   auto health = rpc_->http().Get("/health");
@@ -153,6 +160,11 @@ TEST_F(ServeTest, EveryMethodThenGracefulStopAndInspect) {
   EXPECT_EQ(Json::parse(out)["entities"][0], (Json{{"key", key}}));
   EXPECT_EQ(RunCli({"count", "*", "--store", store}, &out), 0);
   EXPECT_EQ(Json::parse(out)["count"], 2);
+  EXPECT_EQ(RunCli({"count", "*", "--explain", "--store", store}, &out), 0);
+  EXPECT_NE(out.find("counters: "), std::string::npos) << out;
+  EXPECT_EQ(RunCli({"query", "kind = \"doc\"", "--explain", "--store", store}, &out), 0);
+  EXPECT_NE(out.find("attr_str_nv"), std::string::npos) << out;
+  EXPECT_EQ(RunCli({"count", "kind = ", "--explain", "--store", store}, &out), 1);
   EXPECT_EQ(RunCli({"receipt", hash, "--store", store}, &out), 0);
   EXPECT_EQ(RunCli({"block", "9", "--store", store}, &out), 1);
   EXPECT_EQ(RunCli({"entity", "0x12", "--store", store}, &out), 1);

@@ -970,21 +970,46 @@ TEST_P(LedgerTest, ExplainUsesIndexes) {
       {"$key = " + Hex(ledger_->PredictKey(a.address(), 0)), "entities_key_key"},
   };
   for (const auto& [q, pg_index] : cases) {
-    auto plan = ledger_->Explain(q);
-    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-    EXPECT_NE(plan->find("compiled: "), std::string::npos);
-    EXPECT_NE(plan->find("plan:"), std::string::npos);
-    if (IsPostgres()) {
-      EXPECT_EQ(plan->find("Seq Scan"), std::string::npos) << q << "\n" << *plan;
-      EXPECT_NE(plan->find(std::string(pg_index) + " "), std::string::npos) << q << "\n" << *plan;
-    } else {
-      EXPECT_EQ(plan->find("SCAN e\n"), std::string::npos) << q << "\n" << *plan;
-      EXPECT_EQ(plan->find("SCAN e USING"), std::string::npos) << q << "\n" << *plan;
-      EXPECT_NE(plan->find("INDEX"), std::string::npos) << q << "\n" << *plan;
+    // The page's statements, then the count's (by the same index).
+    for (const bool count : {false, true}) {
+      auto plan = count ? ledger_->ExplainCount(q) : ledger_->Explain(q);
+      ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+      EXPECT_NE(plan->find("compiled: "), std::string::npos);
+      EXPECT_NE(plan->find("plan:"), std::string::npos);
+      if (count) {
+        EXPECT_NE(plan->find("count(*)"), std::string::npos) << q << "\n" << *plan;
+      }
+      if (IsPostgres()) {
+        EXPECT_EQ(plan->find("Seq Scan"), std::string::npos) << q << "\n" << *plan;
+        EXPECT_NE(plan->find(std::string(pg_index) + " "), std::string::npos) << q << "\n" << *plan;
+      } else {
+        EXPECT_EQ(plan->find("SCAN e\n"), std::string::npos) << q << "\n" << *plan;
+        EXPECT_EQ(plan->find("SCAN e USING"), std::string::npos) << q << "\n" << *plan;
+        EXPECT_NE(plan->find("INDEX"), std::string::npos) << q << "\n" << *plan;
+      }
+      // Values are parameters, listed apart, never spliced into the SQL.
+      const auto sql = plan->find("sql: ");
+      ASSERT_NE(sql, std::string::npos) << *plan;
+      EXPECT_EQ(plan->substr(sql, plan->find('\n', sql) - sql).find(ToHex(a.address())),
+                std::string::npos)
+          << *plan;
     }
-    EXPECT_EQ(plan->find(ToHex(a.address()) + "'\n"),
-              std::string::npos);  // params are listed apart
   }
+  // A count of everything comes from the counters; a count without a driver scans the live
+  // entities, capped; a bad query is the parser's error.
+  auto all = ledger_->ExplainCount("*");
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  EXPECT_NE(all->find("counters: "), std::string::npos) << *all;
+  EXPECT_EQ(all->find("sql: "), std::string::npos) << *all;
+  auto undriven = ledger_->ExplainCount("NOT (n = 1)");
+  ASSERT_TRUE(undriven.ok()) << undriven.status().ToString();
+  EXPECT_NE(undriven->find("count cap: " + std::to_string(limits_.query.count_cap)),
+            std::string::npos)
+      << *undriven;
+  EXPECT_NE(undriven->find(IsPostgres() ? "Limit" : "SCAN e"), std::string::npos) << *undriven;
+  auto bad = ledger_->ExplainCount("n = ");
+  EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("at byte "), std::string::npos) << bad.status().ToString();
 }
 
 // A range with two bounds on one attribute (or meta field) is one index range, not two
@@ -2786,6 +2811,10 @@ class CountingStore : public Store {
   }
   Result<std::uint64_t> LiveCount(std::uint64_t at) override { return inner_->LiveCount(at); }
   Result<std::string> Explain(const QueryRequest& r) override { return inner_->Explain(r); }
+  Result<std::string> ExplainCount(const query::Expr& f, std::uint64_t at,
+                                   std::uint64_t cap) override {
+    return inner_->ExplainCount(f, at, cap);
+  }
   Result<std::uint64_t> Sweep(std::uint64_t up_to, std::size_t max_rows) override {
     return inner_->Sweep(up_to, max_rows);
   }

@@ -32,6 +32,7 @@ class LedgerApi {
   virtual Result<QueryPage> Query(std::string_view query, const QueryOptions& options) = 0;
   virtual Result<CountResult> Count(std::string_view query) = 0;
   virtual Result<std::string> Explain(std::string_view query, const QueryOptions& options) = 0;
+  virtual Result<std::string> ExplainCount(std::string_view query) = 0;
   virtual Result<BlockHeader> Head() = 0;
   virtual Result<std::uint64_t> ChainId() = 0;
   // nullopt past the head.
@@ -66,6 +67,9 @@ class LocalLedger final : public LedgerApi {
   Result<CountResult> Count(std::string_view query) override { return ledger_->Count(query); }
   Result<std::string> Explain(std::string_view query, const QueryOptions& options) override {
     return ledger_->Explain(query, options);
+  }
+  Result<std::string> ExplainCount(std::string_view query) override {
+    return ledger_->ExplainCount(query);
   }
   Result<BlockHeader> Head() override;
   Result<std::uint64_t> ChainId() override { return ledger_->chain_id(); }

@@ -192,6 +192,8 @@ class Ledger {
   // "*" (or "$all") comes from the counters and is exact; a filter stops at the count cap.
   Result<CountResult> Count(std::string_view query);
   Result<std::string> Explain(std::string_view query, const QueryOptions& options = {});
+  // Count's plan: the counters for "*", else the count statement and the database's plan.
+  Result<std::string> ExplainCount(std::string_view query);
 
   // Removes up to `max_rows` entities that expired at least cursor_lifetime_blocks ago.
   Result<std::uint64_t> Sweep(std::size_t max_rows);

@@ -47,6 +47,7 @@ class RemoteLedger final : public LedgerApi {
   Result<QueryPage> Query(std::string_view query, const QueryOptions& options) override;
   Result<CountResult> Count(std::string_view query) override;
   Result<std::string> Explain(std::string_view query, const QueryOptions& options) override;
+  Result<std::string> ExplainCount(std::string_view query) override;
   Result<BlockHeader> Head() override;
   Result<std::uint64_t> ChainId() override;
   Result<std::optional<BlockInfo>> GetBlock(std::uint64_t number) override;

@@ -227,6 +227,9 @@ class Store {
   virtual Result<std::uint64_t> LiveCount(std::uint64_t at_block) = 0;
   // The compiled SQL, its parameters and the database's plan.
   virtual Result<std::string> Explain(const QueryRequest& request) = 0;
+  // The same for Count's statement (a filter other than `*`, which LiveCount serves).
+  virtual Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+                                           std::uint64_t cap) = 0;
 
   // Removes up to `max_rows` entities with expires_block <= up_to_block; returns how many.
   virtual Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) = 0;
