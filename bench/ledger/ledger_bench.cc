@@ -80,6 +80,8 @@
 //     CountBroadAnd       Count of BroadAndPage200's filter: capped above N = 10^4
 //     CountMetaAnd        Count of MetaAndPage200's filter: 300-400 matches at every N
 //     CountOwnerIn        Count(`$owner IN (P, Q)`): every entity; capped above N = 10^4
+//   BM_Ledger_CountBacklog/BACKEND/F    counts beside 10,000 expired, unswept entities (at
+//                                       BM_CountBacklog)
 //   BM_Engine_Sqlite_<Read>/N           for GetByAttribute, RangeQuery and Page200: the same reads
 //                                       over the same file by a bare SQLite connection, one
 //                                       statement, columns copied out (BM_EngineRead): the engine's
@@ -198,9 +200,9 @@ std::filesystem::path DataDir() {
                                     : std::filesystem::path(VEIL_BENCH_DATA_DIR);
 }
 
-CreateOp MakeCreate(std::uint64_t i) {
+CreateOp MakeCreate(std::uint64_t i, std::uint64_t expires_block = kExpires) {
   CreateOp c;
-  c.expires_block = kExpires;
+  c.expires_block = expires_block;
   c.content_type = "application/octet-stream";
   c.payload = Payload(i);
   c.attributes = {Attribute::Num("bucket", i % kBuckets), Attribute::Num("idx", i),
@@ -217,11 +219,14 @@ class Signer {
       : key_(crypto::Ed25519SigningKey::FromSeedBytes(crypto::Sha256(AsBytes(label))).value()) {}
   Address address() const { return AddressOf(SigScheme::kEd25519, key_.public_key()); }
   // A transaction creating entities [first, first + count), with the next nonce.
-  Result<Bytes> SignCreates(std::uint64_t first, std::uint64_t count) {
+  Result<Bytes> SignCreates(std::uint64_t first, std::uint64_t count,
+                            std::uint64_t expires_block = kExpires) {
     Transaction tx;
     tx.chain_id = kChainId;
     tx.nonce = nonce_++;
-    for (std::uint64_t i = first; i < first + count; ++i) tx.ops.push_back(MakeCreate(i));
+    for (std::uint64_t i = first; i < first + count; ++i) {
+      tx.ops.push_back(MakeCreate(i, expires_block));
+    }
     return SignEd25519(tx, key_, Limits::Arkiv());
   }
 
@@ -913,6 +918,53 @@ void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
 #endif
 }
 
+// Counts beside a backlog of expired entities the sweeper has not removed yet: a scratch ledger
+// of 2 * kBacklog entities (MakeCreate's), the first kBacklog created to expire at block
+// kBacklogExpiry, which the head has passed, the rest live. A driven count subtracts the
+// filter's matches among the entities that are not live (CompileDrivenCount's D), found through
+// the expiry index: its cost follows the backlog, whatever the filter's selectivity.
+//   BM_Ledger_CountBacklog/BACKEND/F   F = 0: Count(`bucket = 3`), 10 live matches of 20;
+//                                      F = 1: Count(`kind = "doc"`), kBacklog live matches
+//                                      (the cap: not capped).
+constexpr std::uint64_t kBacklog = 10'000;
+constexpr std::uint64_t kBacklogExpiry = kBacklog / kPopulateOps + 10;
+
+void BM_CountBacklog(benchmark::State& state, Backend b) {
+  ScratchLedger scratch(b);
+  if (!scratch.status().ok()) {
+    state.SkipWithError(("open: " + scratch.status().ToString()).c_str());
+    return;
+  }
+  Ledger& ledger = *scratch.ledger();
+  Signer signer("veil.bench.ledger.backlog.v1");
+  for (std::uint64_t first = 0; first < 2 * kBacklog; first += kPopulateOps) {
+    auto tx = signer.SignCreates(first, kPopulateOps, first < kBacklog ? kBacklogExpiry : kExpires);
+    auto r = tx.ok() ? ledger.Submit(*tx) : Result<TxReceipt>(tx.status());
+    if (!r.ok() || !r->status.ok()) {
+      state.SkipWithError(("populate: " + (r.ok() ? r->status : r.status()).ToString()).c_str());
+      return;
+    }
+  }
+  if (ledger.Head().number <= kBacklogExpiry) {
+    state.SkipWithError("the head has not passed the backlog's expiry");
+    return;
+  }
+  const std::string text = state.range(0) == 0 ? "bucket = 3" : "kind = \"doc\"";
+  const std::uint64_t want = state.range(0) == 0 ? 2 * kBacklog / kBuckets / 2 : kBacklog;
+  Latencies lat(state);
+  for (auto _ : state) {
+    auto r = lat.Time([&] { return ledger.Count(text); });
+    if (!r.ok() || r->count != want || r->capped) {
+      state.SkipWithError(
+          ("count: " + (r.ok() ? std::to_string(r->count) + " matches" : r.status().ToString()))
+              .c_str());
+      break;
+    }
+  }
+  lat.Report();
+  state.counters["count"] = static_cast<double>(want);
+}
+
 // The engine's own reads over the same population file, for the attribute reads: a bare SQLite
 // connection (its own cache of kSqliteCacheMib, prewarmed over the entity table and the numeric
 // attribute index) runs the one statement a minimal program needs for the same rows (the
@@ -1155,6 +1207,13 @@ void RegisterAll(const std::string& prefix, bool http) {
           ->Unit(benchmark::kMicrosecond);
     }
     if (b != Backend::kSqlitePlainVfs) register_reads();
+    if (!http && b != Backend::kSqlitePlainVfs) {
+      benchmark::RegisterBenchmark((prefix + "_CountBacklog" + suffix).c_str(), BM_CountBacklog, b)
+          ->Arg(0)
+          ->Arg(1)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
   }
 }
 

@@ -432,53 +432,33 @@ std::vector<Driver> Drivers(const Expr& filter) {
   return out;
 }
 
-namespace {
-
-// The statement of CompileDrivenCount: A over `matches` (the index rows'
-// "FROM ... WHERE ...", its values bound already: placeholders bind in text order), at most
-// `limit` + D, and D, the entities not live at `at_block` that `probe` (which appends a test of
-// e.id) accepts. D is written twice (in the LIMIT and as the second column).
-Status CountStatement(const std::string& matches, const std::function<Status(std::string*)>& probe,
-                      SqlDialect& dialect, std::uint64_t at_block, std::uint64_t limit,
-                      std::string* sql) {
-  auto nonlive = [&](std::string* out) -> Status {
-    VEIL_ASSIGN_OR_RETURN(std::string at1, dialect.Bind(query::Literal(at_block), false));
-    VEIL_ASSIGN_OR_RETURN(std::string at2, dialect.Bind(query::Literal(at_block), false));
-    *out += "(SELECT count(*) FROM entities e WHERE (e.expires_block <= " + at1 +
-            " OR e.created_block > " + at2 + ") AND ";
-    VEIL_RETURN_IF_ERROR(probe(out));
-    *out += ")";
-    return Status::Ok();
-  };
-  *sql += "SELECT (SELECT count(*) FROM (SELECT 1 " + matches;
-  VEIL_ASSIGN_OR_RETURN(std::string lim, dialect.Bind(query::Literal(limit), false));
-  *sql += " LIMIT " + lim + " + ";
-  VEIL_RETURN_IF_ERROR(nonlive(sql));
-  *sql += ") t), ";
-  return nonlive(sql);
-}
-
-}  // namespace
-
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, std::string* sql) {
+  // D first (placeholders bind in text order): the entities not live at `at_block` that the
+  // whole filter accepts, counted once in a materialised CTE that the statement reads twice
+  // (in A's LIMIT and as the second column). Written inline twice, both engines ran it twice.
+  VEIL_ASSIGN_OR_RETURN(std::string at1, dialect.Bind(query::Literal(at_block), false));
+  VEIL_ASSIGN_OR_RETURN(std::string at2, dialect.Bind(query::Literal(at_block), false));
+  *sql += "WITH d(n) AS MATERIALIZED (SELECT count(*) FROM entities e WHERE (e.expires_block <= " +
+          at1 + " OR e.created_block > " + at2 + ") AND ";
+  VEIL_RETURN_IF_ERROR(CompileFilter(filter, dialect, sql, ProbeRef("e.id")));
+  // A: the driver's index rows that pass the rest of the filter, at most `limit` + D.
   DriverRows rows;
   VEIL_RETURN_IF_ERROR(CompileDriverRows(driver, dialect, &rows));
-  std::string matches = "FROM " + rows.table + " a";
+  *sql += ") SELECT (SELECT count(*) FROM (SELECT 1 FROM " + rows.table + " a";
   // A rest that reads the entity's own columns (PostgreSQL's meta fields) reads its row.
   const bool row = ReadsEntityColumns(driver.rest, dialect);
-  if (row) matches += " JOIN entities e ON e.id = " + rows.id;
-  matches += " WHERE " + rows.conditions;
+  if (row) *sql += " JOIN entities e ON e.id = " + rows.id;
+  *sql += " WHERE " + rows.conditions;
   if (driver.rest.kind != Expr::Kind::kAll) {
-    matches += " AND (";
+    *sql += " AND (";
     VEIL_RETURN_IF_ERROR(
-        CompileFilter(driver.rest, dialect, &matches, ProbeRef(row ? "e.id" : rows.id)));
-    matches += ")";
+        CompileFilter(driver.rest, dialect, sql, ProbeRef(row ? "e.id" : rows.id)));
+    *sql += ")";
   }
-  const auto probe = [&](std::string* out) {
-    return CompileFilter(filter, dialect, out, ProbeRef("e.id"));
-  };
-  return CountStatement(matches, probe, dialect, at_block, limit, sql);
+  VEIL_ASSIGN_OR_RETURN(std::string lim, dialect.Bind(query::Literal(limit), false));
+  *sql += " LIMIT " + lim + " + (SELECT n FROM d)) t), (SELECT n FROM d)";
+  return Status::Ok();
 }
 
 Status CompileDriverRows(const Driver& driver, SqlDialect& dialect, DriverRows* rows,

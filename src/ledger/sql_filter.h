@@ -169,7 +169,7 @@ bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 // the rest (probed; live or not), at most `limit` + D, and D = the matches among the entities
 // that are not live at `at_block` (expired but not yet swept, or created later: few, found
 // through the expiry and creation indexes). The live count is A - D; it exceeds `limit` - 1
-// exactly when A - D does.
+// exactly when A - D does. D is computed once (a materialised CTE).
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, std::string* sql);
 
