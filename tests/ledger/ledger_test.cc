@@ -1790,6 +1790,24 @@ TEST_P(LedgerTest, DrivenCountSubtractsExpiredMatches) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->count, 5u);
   EXPECT_TRUE(c->capped);
+  // Above, the driver's 8 and 9 matches outnumber the 3 expired entities, so the count walked the
+  // expired ones. Below, 23 expired entities outnumber the driver's matches (22 for j, 9 for k):
+  // the count reads each match's entity row instead. The same counts.
+  ops.clear();
+  for (int i = 0; i < 20; ++i) ops.push_back(Create(Head() + 2, {Attribute::Num("j", 1)}));
+  for (int i = 0; i < 2; ++i) ops.push_back(Create(Head() + 100, {Attribute::Num("j", 1)}));
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  Advance(2);
+  ASSERT_EQ(ledger_->Stats()->stored_entities, 31u);
+  auto j = ledger_->Count("j = 1");
+  ASSERT_TRUE(j.ok()) << j.status().ToString();
+  EXPECT_EQ(j->count, 2u);
+  EXPECT_FALSE(j->capped);
+  c = ledger_->Count("k = 1");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->count, 5u);
+  EXPECT_TRUE(c->capped);
+  EXPECT_EQ(ledger_->Count("j = 1 && $expiresAt > 50")->count, 2u);
 }
 
 // Pages driven by an attribute equality walk its index in id order: cursors, several equalities
