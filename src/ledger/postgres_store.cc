@@ -1386,8 +1386,19 @@ class PostgresStore final : public Store {
     // Planned per call, a range's count too: D's test of liveness (an OR of two inequalities on
     // the expiry and creation columns) is a scan of every entity in a generic plan, which
     // guesses a third of the table for each side (717 ms at 10^6 in a probe), and a bitmap OR
-    // of two index ranges for its values.
-    VEIL_ASSIGN_OR_RETURN(auto r, ExecPlannedPerCall(c.sql, c.params));
+    // of two index ranges for its values. The backlog that chose the statement's form is read
+    // again in the same round trip when the head has moved since.
+    ResultPtr backlog;
+    const bool stale = !backlog_ || backlog_->first != at_block;
+    VEIL_ASSIGN_OR_RETURN(auto r, ExecPlannedPerCall(c.sql, c.params, stale ? kBacklogSql : nullptr,
+                                                     {Int8(I64(at_block))}, &backlog));
+    if (stale) {
+      Row b(backlog.get(), 0);
+      const std::int64_t n = b.Int(0);
+      VEIL_RETURN_IF_ERROR(b.status());
+      if (n < 0) return DataLoss("negative expiry bucket sum");
+      backlog_.emplace(at_block, static_cast<std::uint64_t>(n));
+    }
     Row row(r.get(), 0);
     StoreCount out;
     out.count = row.U64(0);
@@ -1402,6 +1413,11 @@ class PostgresStore final : public Store {
     }
     return out;
   }
+
+  // The expired entities not yet swept at $1 (bounded: the sweeper removes buckets more than
+  // cursor_lifetime_blocks old).
+  static constexpr const char* kBacklogSql =
+      "SELECT coalesce(sum(n), 0)::bigint FROM expiry WHERE block <= $1";
 
   Result<std::uint64_t> LiveCount(std::uint64_t at_block) override {
     // Bounded: the sweeper removes buckets more than cursor_lifetime_blocks old.
@@ -1666,8 +1682,12 @@ class PostgresStore final : public Store {
 
   // Count's statement: by the driver with the fewest index entries, else a scan of the live
   // entities. Its second column counts the driver's matches that are not live (0 for a scan).
+  // A driven count reads few matches' rows rather than walk the backlog of expired entities
+  // (sql_filter.h) when the backlog at this connection's last count, or an unknown one, calls
+  // for it.
   Result<Compiled> CompileCount(const query::Expr& filter, std::uint64_t at_block,
                                 std::uint64_t cap) {
+    const bool read_rows = !backlog_ || backlog_->second >= sql::kCountRowsBacklog;
     std::vector<sql::Driver> drivers = sql::Drivers(filter);
     Compiled c;
     Dialect d(&c);
@@ -1684,7 +1704,7 @@ class PostgresStore final : public Store {
       }
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       VEIL_RETURN_IF_ERROR(
-          sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, &c.sql));
+          sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, read_rows, &c.sql));
     } else {
       c.sql =
           "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
@@ -1862,15 +1882,32 @@ class PostgresStore final : public Store {
   // range at 10^6 entities took 139 ms generic (a parallel bitmap scan) against 2.3 ms custom,
   // and a driven count's correction a full scan (seconds) against a 0.3 ms index probe. Planning
   // costs about 1 ms, paid for a plan that fits.
-  Result<ResultPtr> ExecPlannedPerCall(const std::string& sql, const std::vector<PgParam>& params) {
-    if (!carry_state_) return Exec(sql, params);
+  // With `before` (a cached statement, its result in *before_result), that statement goes first
+  // in the same round trip.
+  Result<ResultPtr> ExecPlannedPerCall(const std::string& sql, const std::vector<PgParam>& params,
+                                       const char* before = nullptr,
+                                       std::vector<PgParam> before_params = {},
+                                       ResultPtr* before_result = nullptr) {
+    if (!carry_state_ && before == nullptr) return Exec(sql, params);
     VEIL_RETURN_IF_ERROR(EnsureConnected());
-    VEIL_RETURN_IF_ERROR(MakeRoom({kLoadStateSql}));
-    VEIL_ASSIGN_OR_RETURN(const std::string state, Prepared(kLoadStateSql, {}));
+    std::vector<std::string_view> cached;
+    if (carry_state_) cached.emplace_back(kLoadStateSql);
+    if (before != nullptr) cached.emplace_back(before);
+    VEIL_RETURN_IF_ERROR(MakeRoom(cached));
+    std::string state;
+    if (carry_state_) {
+      VEIL_ASSIGN_OR_RETURN(state, Prepared(kLoadStateSql, {}));
+    }
+    Step first;
+    if (before != nullptr) {
+      VEIL_ASSIGN_OR_RETURN(first.name, Prepared(before, before_params));
+      first.params = std::move(before_params);
+    }
     Step read;
     read.sql = sql.c_str();
     read.params = params;
-    return ExecReadSteps(std::move(read), /*generic=*/false, &state);
+    return ExecReadSteps(std::move(read), /*generic=*/false, carry_state_ ? &state : nullptr,
+                         before != nullptr ? &first : nullptr, before_result);
   }
 
   // A read as one pipeline (one round trip): the state's statement first when `state` names it
@@ -1880,13 +1917,16 @@ class PostgresStore final : public Store {
   // The named reads are index probes whose plan does not depend on the values; left to choose,
   // a reader's fresh session re-planned a key lookup at every call (180-230 us a Get against 89
   // on the writer's session, which had settled on the generic plan).
-  Result<ResultPtr> ExecReadSteps(Step read, bool generic, const std::string* state) {
+  Result<ResultPtr> ExecReadSteps(Step read, bool generic, const std::string* state,
+                                  Step* before = nullptr, ResultPtr* before_result = nullptr) {
     std::vector<Step> steps;
     if (state != nullptr) {
       carry_state_ = false;
       steps.emplace_back();
       steps.back().name = *state;
     }
+    const std::size_t before_at = steps.size();
+    if (before != nullptr) steps.push_back(std::move(*before));
     if (generic) {
       steps.emplace_back();
       steps.back().sql = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
@@ -1896,6 +1936,7 @@ class PostgresStore final : public Store {
     PipelineError err;
     VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
     if (state != nullptr && (ok || err.step > 0)) carried_ = std::move(results[0]);
+    if (ok && before != nullptr) *before_result = std::move(results[before_at]);
     if (ok) return std::move(results.back());
     return ReadFailure(results, err);
   }
@@ -2847,7 +2888,9 @@ class PostgresStore final : public Store {
   std::size_t one_statement_shapes_ = 0;
   std::uint64_t round_trips_ = 0;  // RoundTrips()
   bool carry_state_ = false;       // CarryStateWithNextRead: the next read carries the state
-  ResultPtr carried_;              // the state's result from the read that carried it
+  // (block, expired entities not yet swept at it) as of this connection's last count.
+  std::optional<std::pair<std::uint64_t, std::uint64_t>> backlog_;
+  ResultPtr carried_;  // the state's result from the read that carried it
   std::uint64_t next_read_stmt_ = 0;
   bool broken_ = false;  // the session needs a reset (and Setup) before the next use
 };

@@ -433,9 +433,10 @@ std::vector<Driver> Drivers(const Expr& filter) {
 }
 
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
-                          std::uint64_t at_block, std::uint64_t limit, std::string* sql) {
-  // Placeholders bind in text order, so each part is compiled where its text goes (the
-  // driver's rows twice: in m and in A).
+                          std::uint64_t at_block, std::uint64_t limit, bool read_rows,
+                          std::string* sql) {
+  // Placeholders bind in text order, so each part is compiled where its text goes (with
+  // read_rows, the driver's rows twice: in m and in A).
   const auto at = [&]() { return dialect.Bind(query::Literal(at_block), false); };
   // "FROM <the driver's index rows> a WHERE <its conditions and the rest of the filter>".
   const bool row = ReadsEntityColumns(driver.rest, dialect);
@@ -456,6 +457,33 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     }
     return Status::Ok();
   };
+  // The walk of the backlog: the entities not live at `at_block` (through the expiry and
+  // creation indexes) that the whole filter accepts.
+  const auto walk = [&](std::string* out) -> Status {
+    VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
+    VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
+    *out += "(SELECT count(*) FROM entities e WHERE (e.expires_block <= " + at1 +
+            " OR e.created_block > " + at2 + ") AND ";
+    VEIL_RETURN_IF_ERROR(CompileFilter(filter, dialect, out, ProbeRef("e.id")));
+    *out += ")";
+    return Status::Ok();
+  };
+  // A: the driver's matches, live or not, at most `limit` + D.
+  const auto capped_matches = [&](std::string* out) -> Status {
+    *out += "(SELECT count(*) FROM (SELECT 1";
+    VEIL_RETURN_IF_ERROR(matches(out));
+    VEIL_ASSIGN_OR_RETURN(const std::string lim, dialect.Bind(query::Literal(limit), false));
+    *out += " LIMIT " + lim + " + (SELECT n FROM d)) t)";
+    return Status::Ok();
+  };
+  if (!read_rows) {
+    *sql += "WITH d(n) AS MATERIALIZED (SELECT ";
+    VEIL_RETURN_IF_ERROR(walk(sql));
+    *sql += ") SELECT ";
+    VEIL_RETURN_IF_ERROR(capped_matches(sql));
+    *sql += ", (SELECT n FROM d)";
+    return Status::Ok();
+  }
   // b: the expired entities not yet swept, from the expiry buckets, at most the cap on entity
   // rows read; m: the driver's matches, at most b + 1 of them; `small`: m holds them all (a
   // test, not a CTE: SQLite 3.40 took 0.5 ms to read a materialised one from inside d).
@@ -468,28 +496,20 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
   std::string m_rows;
   VEIL_RETURN_IF_ERROR(matches(&m_rows));
   *sql += id + m_rows + " LIMIT (SELECT n FROM b) + 1), ";
-  // D: the matches that are not live at `at_block`: m's, each tested on its entity row (found by
-  // id: the block columns are unindexed here), when m holds them all (at most b rows read, fewer
-  // than the walk below); otherwise the entities not
-  // live (the backlog, through the expiry and creation indexes) that the whole filter accepts.
+  // D: when m holds every match, m's that are not live, each tested on its entity row (found by
+  // id: the block columns are unindexed here; at most b rows read, no more than the walk);
+  // otherwise the walk.
   VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
   VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
   *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN " + small +
           " THEN (SELECT count(*) FROM m JOIN entities e ON e.id = m.id WHERE " +
           dialect.Unindexed("e.expires_block", true) + " <= " + at1 + " OR " +
-          dialect.Unindexed("e.created_block", true) + " > " + at2 +
-          ") ELSE (SELECT count(*) FROM entities e WHERE ";
-  VEIL_ASSIGN_OR_RETURN(const std::string at3, at());
-  VEIL_ASSIGN_OR_RETURN(const std::string at4, at());
-  *sql += "(e.expires_block <= " + at3 + " OR e.created_block > " + at4 + ") AND ";
-  VEIL_RETURN_IF_ERROR(CompileFilter(filter, dialect, sql, ProbeRef("e.id")));
-  // A: m's size when it holds every match; otherwise the driver's matches, live or not, at most
-  // `limit` + D.
-  *sql += ") END) SELECT CASE WHEN " + small +
-          " THEN (SELECT count(*) FROM m) ELSE (SELECT count(*) FROM (SELECT 1";
-  VEIL_RETURN_IF_ERROR(matches(sql));
-  VEIL_ASSIGN_OR_RETURN(const std::string lim, dialect.Bind(query::Literal(limit), false));
-  *sql += " LIMIT " + lim + " + (SELECT n FROM d)) t) END, (SELECT n FROM d)";
+          dialect.Unindexed("e.created_block", true) + " > " + at2 + ") ELSE ";
+  VEIL_RETURN_IF_ERROR(walk(sql));
+  // A: m's size when it holds every match, otherwise as above.
+  *sql += " END) SELECT CASE WHEN " + small + " THEN (SELECT count(*) FROM m) ELSE ";
+  VEIL_RETURN_IF_ERROR(capped_matches(sql));
+  *sql += " END, (SELECT n FROM d)";
   return Status::Ok();
 }
 

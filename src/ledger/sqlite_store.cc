@@ -684,7 +684,9 @@ class SqliteStore final : public Store {
       }
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       Dialect d(&c.params);
-      Check(sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, &c.sql));
+      // Always reading the rows of few matches: the longer statement costs SQLite 1-4 us.
+      Check(sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1,
+                                    /*read_rows=*/true, &c.sql));
     } else {
       c.sql =
           "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
