@@ -976,8 +976,8 @@ TEST_P(LedgerTest, ExplainUsesIndexes) {
       ASSERT_TRUE(plan.ok()) << plan.status().ToString();
       EXPECT_NE(plan->find("compiled: "), std::string::npos);
       EXPECT_NE(plan->find("plan:"), std::string::npos);
-      if (count) {
-        EXPECT_NE(plan->find("count(*)"), std::string::npos) << q << "\n" << *plan;
+      if (count) {  // a driven count's statement (CompileDrivenCount), not the page's
+        EXPECT_NE(plan->find("sql: WITH "), std::string::npos) << q << "\n" << *plan;
       }
       if (IsPostgres()) {
         EXPECT_EQ(plan->find("Seq Scan"), std::string::npos) << q << "\n" << *plan;
@@ -1790,6 +1790,15 @@ TEST_P(LedgerTest, DrivenCountSubtractsExpiredMatches) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->count, 5u);
   EXPECT_TRUE(c->capped);
+  // The form each store compiles now (ExplainCount compiles as Count does): SQLite always the one
+  // that can read few matches' rows (its CTE m); PostgreSQL, having read a backlog of 3 at this
+  // head, the walk alone.
+  const auto reads_rows = [&](const char* q) {
+    auto plan = ledger_->ExplainCount(q);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    return plan.ok() && plan->find("m(id) AS MATERIALIZED") != std::string::npos;
+  };
+  EXPECT_EQ(reads_rows("k = 1"), !IsPostgres());
   // Above, the driver's 8 and 9 matches outnumber the 3 expired entities, so the count walked the
   // expired ones. Below, 143 expired entities (above sql::kCountRowsBacklog) outnumber the
   // driver's matches (142 for j, 9 for k): the count reads each match's entity row instead (on
@@ -1807,6 +1816,7 @@ TEST_P(LedgerTest, DrivenCountSubtractsExpiredMatches) {
     EXPECT_EQ(j->count, 2u) << round;
     EXPECT_FALSE(j->capped) << round;
   }
+  EXPECT_TRUE(reads_rows("j = 1"));  // PostgreSQL too, beside this backlog
   c = ledger_->Count("k = 1");
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->count, 5u);
