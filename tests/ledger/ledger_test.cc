@@ -1824,6 +1824,32 @@ TEST_P(LedgerTest, DrivenCountSubtractsExpiredMatches) {
   EXPECT_EQ(ledger_->Count("j = 1 && $expiresAt > 50")->count, 2u);
 }
 
+// A driven count beside a backlog switches between reading its matches' rows (matches <= the
+// backlog) and walking the backlog (one match more) exactly at the boundary, and both sides count
+// exactly: 130 expired entities (a backlog above sql::kCountRowsBacklog, so PostgreSQL compiles
+// the switch too), then matches equal to it and one more.
+TEST_P(LedgerTest, DrivenCountAtTheBacklogBoundary) {
+  Open();
+  Wallet a;
+  std::vector<Operation> ops;
+  for (int i = 0; i < 130; ++i) {
+    ops.push_back(Create(Head() + 2, {Attribute::Num("p", 1), Attribute::Num("q", 1)}));
+  }
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  Advance(2);
+  // Every p match is expired (matches = backlog = 130): the rows of m, none live.
+  for (int round = 0; round < 2; ++round) EXPECT_EQ(CountOf("p = 1"), 0u) << round;
+  // One live q match (131 matches, one more than the backlog): the walk.
+  MustCreate(a, Create(Head() + 100, {Attribute::Num("q", 1)}));
+  for (int round = 0; round < 2; ++round) EXPECT_EQ(CountOf("q = 1"), 1u) << round;
+  // Then one live p match: 131 matches, one more than the backlog: the walk, 1 live.
+  MustCreate(a, Create(Head() + 100, {Attribute::Num("p", 1)}));
+  for (int round = 0; round < 2; ++round) EXPECT_EQ(CountOf("p = 1"), 1u) << round;
+  // A driver with no match at all, and a rest that rejects every expired match.
+  EXPECT_EQ(CountOf("p = 2"), 0u);
+  EXPECT_EQ(CountOf("p = 1 && $expiresAt > 50"), 1u);
+}
+
 // Pages driven by an attribute equality walk its index in id order: cursors, several equalities
 // (the fewest matches drive on SQLite) and other conjuncts give the same sets as the filter's
 // meaning; the SQLite plan reads the driver's index and sorts nothing.
