@@ -1,0 +1,1 @@
+UPDATE probe.chain_head SET number = number + 1, hash = '\x0102030405060708091011121314151617181920212223242526272829303132', next_entity_id = next_entity_id + 1, next_change_seq = next_change_seq + 1, stored_entities = stored_entities + 1 WHERE id = 1;

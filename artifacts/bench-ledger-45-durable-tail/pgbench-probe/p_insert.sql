@@ -1,0 +1,1 @@
+INSERT INTO probe.nothing VALUES (1);
