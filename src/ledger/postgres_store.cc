@@ -1692,16 +1692,11 @@ class PostgresStore final : public Store {
     Compiled c;
     Dialect d(&c);
     if (!drivers.empty()) {
-      // The driver with the fewest index entries, each counted up to cap + 1 in one statement
-      // (the count probes its driver's entries until cap + 1 pass: never more than it has).
-      // ($key's unique index needs no count: BoundedDriver.)
-      const std::optional<std::size_t> bounded = sql::BoundedDriver(drivers);
-      std::size_t which = bounded.value_or(0);
-      if (drivers.size() > 1 && !bounded) {
-        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                              FewestBelow(drivers, 0, cap + 1));
-        which = best.value_or(0);
-      }
+      // Of several drivers, each counted up to cap + 1 in one statement.
+      VEIL_ASSIGN_OR_RETURN(const std::size_t which,
+                            sql::CountDriver(drivers, cap + 1, [&](std::uint64_t limit) {
+                              return FewestBelow(drivers, 0, limit);
+                            }));
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       VEIL_RETURN_IF_ERROR(
           sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, read_rows, &c.sql));

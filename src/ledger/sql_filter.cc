@@ -364,6 +364,15 @@ std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers) {
   return std::nullopt;
 }
 
+Result<std::size_t> CountDriver(
+    const std::vector<Driver>& drivers, std::uint64_t limit,
+    const std::function<Result<std::optional<std::size_t>>(std::uint64_t)>& fewest_below) {
+  if (const std::optional<std::size_t> bounded = BoundedDriver(drivers)) return *bounded;
+  if (drivers.size() < 2) return std::size_t{0};
+  VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best, fewest_below(limit));
+  return best.value_or(0);
+}
+
 std::vector<std::vector<Driver>> BranchDrivers(const Expr& filter) {
   std::vector<std::vector<Driver>> out;
   if (filter.kind != Expr::Kind::kOr) return out;
@@ -484,30 +493,32 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     *sql += ", (SELECT n FROM d)";
     return Status::Ok();
   }
-  // b: the expired entities not yet swept, from the expiry buckets, at most the cap on entity
-  // rows read; m: the driver's matches, at most b + 1 of them; `small`: m holds them all (a
-  // test, not a CTE: SQLite 3.40 took 0.5 ms to read a materialised one from inside d).
-  static const std::string small = "(SELECT count(*) FROM m) <= (SELECT n FROM b)";
+  // b: the expired entities not yet swept, from the expiry buckets; k: the driver's matches,
+  // counted up to b + 1 (index entries, nothing held); `small`: k is all of them (a test, not a
+  // CTE: SQLite 3.40 took 0.5 ms to read a materialised one from inside d).
+  static const std::string small = "(SELECT n FROM k) <= (SELECT n FROM b)";
   VEIL_ASSIGN_OR_RETURN(const std::string at_b, at());
-  *sql += "WITH b(n) AS MATERIALIZED (SELECT CASE WHEN s < " + std::to_string(kCountRowReads) +
-          " THEN s ELSE " + std::to_string(kCountRowReads) +
-          " END FROM (SELECT CAST(coalesce(sum(n), 0) AS bigint) AS s FROM expiry WHERE block <= " +
-          at_b + ") x), m(id) AS MATERIALIZED (SELECT ";
-  std::string m_rows;
-  VEIL_RETURN_IF_ERROR(matches(&m_rows));
-  *sql += id + m_rows + " LIMIT (SELECT n FROM b) + 1), ";
-  // D: when m holds every match, m's that are not live, each tested on its entity row (found by
-  // id: the block columns are unindexed here; at most b rows read, no more than the walk);
-  // otherwise the walk.
+  *sql +=
+      "WITH b(n) AS MATERIALIZED (SELECT CAST(coalesce(sum(n), 0) AS bigint) FROM expiry "
+      "WHERE block <= " +
+      at_b + "), k(n) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1";
+  VEIL_RETURN_IF_ERROR(matches(sql));
+  *sql += " LIMIT (SELECT n FROM b) + 1) t), ";
+  // D: when k is every match, the matches (read again) that are not live, each tested on its
+  // entity row (found by id: the block columns are unindexed here; at most b rows read, no more
+  // than the walk's b probes); otherwise the walk.
+  std::string rows;
+  VEIL_RETURN_IF_ERROR(matches(&rows));
   VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
   VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
   *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN " + small +
-          " THEN (SELECT count(*) FROM m JOIN entities e ON e.id = m.id WHERE " +
-          dialect.Unindexed("e.expires_block", true) + " <= " + at1 + " OR " +
-          dialect.Unindexed("e.created_block", true) + " > " + at2 + ") ELSE ";
+          " THEN (SELECT count(*) FROM (SELECT " + id + " AS id" + rows +
+          ") m JOIN entities x ON x.id = m.id WHERE " + dialect.Unindexed("x.expires_block", true) +
+          " <= " + at1 + " OR " + dialect.Unindexed("x.created_block", true) + " > " + at2 +
+          ") ELSE ";
   VEIL_RETURN_IF_ERROR(walk(sql));
-  // A: m's size when it holds every match, otherwise as above.
-  *sql += " END) SELECT CASE WHEN " + small + " THEN (SELECT count(*) FROM m) ELSE ";
+  // A: k when it is every match, otherwise as above.
+  *sql += " END) SELECT CASE WHEN " + small + " THEN (SELECT n FROM k) ELSE ";
   VEIL_RETURN_IF_ERROR(capped_matches(sql));
   *sql += " END, (SELECT n FROM d)";
   return Status::Ok();

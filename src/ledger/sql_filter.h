@@ -108,6 +108,13 @@ std::vector<Driver> Drivers(const query::Expr& filter);
 std::vector<Driver>::iterator WalkDriver(std::vector<Driver>& drivers);
 // The first driver whose KnownBound() is not 0: it needs no count to drive (none: nullopt).
 std::optional<std::size_t> BoundedDriver(const std::vector<Driver>& drivers);
+// The driver a count reads (drivers not empty): a bounded one ($key's unique index needs no
+// count), else of several the one `fewest_below(limit)` names (the store's count of each
+// driver's entries up to `limit`, the count's cap + 1: the one with the fewest when one has
+// fewer, so the count never probes more of its driver's entries than that), else the first.
+Result<std::size_t> CountDriver(
+    const std::vector<Driver>& drivers, std::uint64_t limit,
+    const std::function<Result<std::optional<std::size_t>>(std::uint64_t)>& fewest_below);
 // The drivers of each branch of an OR at the top of `filter` (none: not such an OR, or one with
 // a branch that has no driver, which is walked as any filter without drivers is, then collected
 // by the planner). The OR's matches below a cursor are at most the sum over its branches of the
@@ -143,8 +150,6 @@ Status CompileDriverRows(const Driver& driver, SqlDialect& dialect, DriverRows* 
 // collection that follows cost about the same, and the worst case is about 2 * sqrt(rows * N)
 // rows (N the ids below `top`) instead of N, for a lone range (whose matches are its entries).
 inline constexpr std::uint64_t kRangeProbeLimit = 1000;
-// The most entity rows a driven count reads to test its matches' liveness (CompileDrivenCount).
-inline constexpr std::uint64_t kCountRowReads = 4096;
 // A store that knows the backlog of expired, unswept entities (PostgreSQL: as of its last count)
 // compiles driven counts with read_rows from this backlog on: below it the walk of the backlog
 // costs less than the longer statement.
@@ -177,10 +182,14 @@ bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 // through the expiry and creation indexes). The live count is A - D; it exceeds `limit` - 1
 // exactly when A - D does. D is computed once (a materialised CTE). With `read_rows`, when the
 // driver has no more matches than the backlog of expired, unswept entities (from the expiry
-// buckets) and at most kCountRowReads, A is their number and D tests each one's entity row
-// instead: the count reads O(matches) rows, not the backlog. That costs the statement two CTEs
-// more (on PostgreSQL, which plans every count, 0.15-0.2 ms a count), worth it only beside a
-// backlog (kCountRowsBacklog).
+// buckets), A is their number and D tests each one's entity row instead: the count reads
+// O(matches) rows, not the backlog, and a row by id costs no more than a backlog entity's probe.
+// The sweeper keeps expired entities for cursor_lifetime_blocks (an hour at 2 s), so a backlog of
+// an hour's expirations is the steady state of a ledger with churn. Deciding counts the driver's
+// first min(matches, backlog + 1) index entries, which a count that then walks reads again in A
+// (index entries, no rows: less than the walk's probes). That costs the statement two CTEs more
+// (on PostgreSQL, which plans every count, 0.15-0.2 ms a count), worth it only beside a backlog
+// (kCountRowsBacklog).
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, bool read_rows,
                           std::string* sql);

@@ -672,16 +672,10 @@ class SqliteStore final : public Store {
     std::vector<sql::Driver> drivers = sql::Drivers(filter);
     *driven = !drivers.empty();
     if (*driven) {
-      // The driver with the fewest index entries, each counted up to cap + 1 (the count probes
-      // its driver's entries until cap + 1 pass: never more than the driver has).
-      // ($key's unique index needs no count: BoundedDriver.)
-      const std::optional<std::size_t> bounded = sql::BoundedDriver(drivers);
-      std::size_t which = bounded.value_or(0);
-      if (drivers.size() > 1 && !bounded) {
-        VEIL_ASSIGN_OR_RETURN(const std::optional<std::size_t> best,
-                              FewestBelow(drivers, 0, cap + 1, scanned));
-        which = best.value_or(0);
-      }
+      VEIL_ASSIGN_OR_RETURN(const std::size_t which,
+                            sql::CountDriver(drivers, cap + 1, [&](std::uint64_t limit) {
+                              return FewestBelow(drivers, 0, limit, scanned);
+                            }));
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       Dialect d(&c.params);
       // Always reading the rows of few matches: the longer statement costs SQLite 1-4 us.
@@ -1501,6 +1495,10 @@ void ConfigureSqliteOnce() {
   static std::once_flag once;
   std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_PAGECACHE, nullptr, 0, 0); });
 }
+// Also when the program starts, in any program this file is linked into (a program that opens
+// ledger stores): something else in the process, such as the guardian's store, may open SQLite
+// before the first ledger store does, and sqlite3_config would then be refused.
+[[maybe_unused]] const bool kSqliteConfiguredAtStart = (ConfigureSqliteOnce(), true);
 
 Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options, bool reader) {
   ConfigureSqliteOnce();

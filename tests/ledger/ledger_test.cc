@@ -1791,12 +1791,12 @@ TEST_P(LedgerTest, DrivenCountSubtractsExpiredMatches) {
   EXPECT_EQ(c->count, 5u);
   EXPECT_TRUE(c->capped);
   // The form each store compiles now (ExplainCount compiles as Count does): SQLite always the one
-  // that can read few matches' rows (its CTE m); PostgreSQL, having read a backlog of 3 at this
+  // that can read few matches' rows (its CTE k); PostgreSQL, having read a backlog of 3 at this
   // head, the walk alone.
   const auto reads_rows = [&](const char* q) {
     auto plan = ledger_->ExplainCount(q);
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-    return plan.ok() && plan->find("m(id) AS MATERIALIZED") != std::string::npos;
+    return plan.ok() && plan->find("k(n) AS MATERIALIZED") != std::string::npos;
   };
   EXPECT_EQ(reads_rows("k = 1"), !IsPostgres());
   // Above, the driver's 8 and 9 matches outnumber the 3 expired entities, so the count walked the
