@@ -1388,8 +1388,9 @@ class PostgresStore final : public Store {
     // guesses a third of the table for each side (717 ms at 10^6 in a probe), and a bitmap OR
     // of two index ranges for its values. The backlog that chose the statement's form is read
     // again in the same round trip when the head has moved since.
+    // (An undriven count has one form: it needs no backlog.)
     ResultPtr backlog;
-    const bool stale = !backlog_ || backlog_->first != at_block;
+    const bool stale = c.driven && (!backlog_ || backlog_->first != at_block);
     VEIL_ASSIGN_OR_RETURN(auto r, ExecPlannedPerCall(c.sql, c.params, stale ? kBacklogSql : nullptr,
                                                      {Int8(I64(at_block))}, &backlog));
     if (stale) {
@@ -1520,6 +1521,9 @@ class PostgresStore final : public Store {
     Row row(results[0].get(), 0);
     const std::uint64_t n = row.U64(0);
     VEIL_RETURN_IF_ERROR(row.status());
+    // The backlog this connection's counts read last is smaller now (other connections learn it
+    // when the head moves).
+    if (n > 0) backlog_.reset();
     return n;
   }
 
@@ -1643,6 +1647,7 @@ class PostgresStore final : public Store {
   struct Compiled {
     std::string sql;
     std::vector<PgParam> params;
+    bool driven = false;  // CompileCount: a driven count (whose form the backlog chooses)
     // Appends a parameter and returns its placeholder.
     std::string Add(PgParam p) {
       params.push_back(std::move(p));
@@ -1700,6 +1705,7 @@ class PostgresStore final : public Store {
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       VEIL_RETURN_IF_ERROR(
           sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, read_rows, &c.sql));
+      c.driven = true;
     } else {
       c.sql =
           "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
