@@ -921,8 +921,9 @@ void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
 // Counts beside a backlog of expired entities the sweeper has not removed yet: a scratch ledger
 // of 2 * kBacklog entities (MakeCreate's), the first kBacklog created to expire at block
 // kBacklogExpiry, which the head has passed, the rest live. A driven count subtracts the
-// filter's matches among the entities that are not live (CompileDrivenCount's D), found through
-// the expiry index: its cost follows the backlog, whatever the filter's selectivity.
+// filter's matches among the entities that are not live (CompileDrivenCount's D): from its
+// matches' rows when the driver has no more entries than the backlog (F = 0, 2), else found
+// through the expiry index (F = 1), at a cost that follows the backlog.
 //   BM_Ledger_CountBacklog/BACKEND/F   F = 0: Count(`bucket = 3`), 10 live matches of 20;
 //                                      F = 1: Count(`kind = "doc"`), kBacklog live matches
 //                                      (the cap: not capped);

@@ -1521,9 +1521,6 @@ class PostgresStore final : public Store {
     Row row(results[0].get(), 0);
     const std::uint64_t n = row.U64(0);
     VEIL_RETURN_IF_ERROR(row.status());
-    // The backlog this connection's counts read last is smaller now (other connections learn it
-    // when the head moves).
-    if (n > 0) backlog_.reset();
     return n;
   }
 

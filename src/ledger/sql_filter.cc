@@ -445,7 +445,7 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
                           std::uint64_t at_block, std::uint64_t limit, bool read_rows,
                           std::string* sql) {
   // Placeholders bind in text order, so each part is compiled where its text goes (with
-  // read_rows, the driver's rows twice: in m and in A).
+  // read_rows, the driver's entries in k, its matches in r and again in A).
   const auto at = [&]() { return dialect.Bind(query::Literal(at_block), false); };
   // "FROM <the driver's index rows> a WHERE <its conditions and the rest of the filter>".
   const bool row = ReadsEntityColumns(driver.rest, dialect);
@@ -493,32 +493,39 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     *sql += ", (SELECT n FROM d)";
     return Status::Ok();
   }
-  // b: the expired entities not yet swept, from the expiry buckets; k: the driver's matches,
-  // counted up to b + 1 (index entries, nothing held); `small`: k is all of them (a test, not a
-  // CTE: SQLite 3.40 took 0.5 ms to read a materialised one from inside d).
+  // b: the expired entities not yet swept, from the expiry buckets; k: the driver's index
+  // entries, counted up to b + 1 (its conditions alone: no rest probed, no row read, nothing
+  // held); `small`: k is all of them (a test, not a CTE).
   static const std::string small = "(SELECT n FROM k) <= (SELECT n FROM b)";
   VEIL_ASSIGN_OR_RETURN(const std::string at_b, at());
   *sql +=
       "WITH b(n) AS MATERIALIZED (SELECT CAST(coalesce(sum(n), 0) AS bigint) FROM expiry "
       "WHERE block <= " +
       at_b + "), k(n) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1";
-  VEIL_RETURN_IF_ERROR(matches(sql));
+  {
+    DriverRows entries;
+    VEIL_RETURN_IF_ERROR(CompileDriverRows(driver, dialect, &entries));
+    *sql += " FROM " + entries.table + " a WHERE " + entries.conditions;
+  }
   *sql += " LIMIT (SELECT n FROM b) + 1) t), ";
-  // D: when k is every match, the matches (read again) that are not live, each tested on its
-  // entity row (found by id: the block columns are unindexed here; at most b rows read, no more
-  // than the walk's b probes); otherwise the walk.
-  std::string rows;
-  VEIL_RETURN_IF_ERROR(matches(&rows));
+  // r, read only when k is every entry: in one pass over the driver's matches (at most b entries,
+  // each probed for the rest), A = their number and D = those not live, each tested on its entity
+  // row (found by id: the block columns are unindexed here): at most b entries and rows against
+  // the walk's b probes of the whole filter.
   VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
   VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
-  *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN " + small +
-          " THEN (SELECT count(*) FROM (SELECT " + id + " AS id" + rows +
-          ") m JOIN entities x ON x.id = m.id WHERE " + dialect.Unindexed("x.expires_block", true) +
-          " <= " + at1 + " OR " + dialect.Unindexed("x.created_block", true) + " > " + at2 +
-          ") ELSE ";
+  std::string rows;
+  VEIL_RETURN_IF_ERROR(matches(&rows));
+  *sql += "r(a, d) AS MATERIALIZED (SELECT count(*), coalesce(sum(CASE WHEN " +
+          dialect.Unindexed("x.expires_block", true) + " <= " + at1 + " OR " +
+          dialect.Unindexed("x.created_block", true) + " > " + at2 +
+          " THEN 1 ELSE 0 END), 0) FROM (SELECT " + id + " AS id" + rows +
+          ") m JOIN entities x ON x.id = m.id), ";
+  // D: r's when k is every entry, otherwise the walk.
+  *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN " + small + " THEN (SELECT d FROM r) ELSE ";
   VEIL_RETURN_IF_ERROR(walk(sql));
-  // A: k when it is every match, otherwise as above.
-  *sql += " END) SELECT CASE WHEN " + small + " THEN (SELECT n FROM k) ELSE ";
+  // A: r's when k is every entry, otherwise as above.
+  *sql += " END) SELECT CASE WHEN " + small + " THEN (SELECT a FROM r) ELSE ";
   VEIL_RETURN_IF_ERROR(capped_matches(sql));
   *sql += " END, (SELECT n FROM d)";
   return Status::Ok();

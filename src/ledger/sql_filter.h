@@ -181,15 +181,15 @@ bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 // that are not live at `at_block` (expired but not yet swept, or created later: few, found
 // through the expiry and creation indexes). The live count is A - D; it exceeds `limit` - 1
 // exactly when A - D does. D is computed once (a materialised CTE). With `read_rows`, when the
-// driver has no more matches than the backlog of expired, unswept entities (from the expiry
-// buckets), A is their number and D tests each one's entity row instead: the count reads
-// O(matches) rows, not the backlog, and a row by id costs no more than a backlog entity's probe.
-// The sweeper keeps expired entities for cursor_lifetime_blocks (an hour at 2 s), so a backlog of
-// an hour's expirations is the steady state of a ledger with churn. Deciding counts the driver's
-// first min(matches, backlog + 1) index entries, which a count that then walks reads again in A
-// (index entries, no rows: less than the walk's probes). That costs the statement two CTEs more
-// (on PostgreSQL, which plans every count, 0.15-0.2 ms a count), worth it only beside a backlog
-// (kCountRowsBacklog).
+// driver has no more index entries than the backlog of expired, unswept entities (from the
+// expiry buckets), one pass over them gives A and D instead, each match's liveness tested on its
+// entity row: at most `backlog` entries, each probed for the rest and its row read by id, against
+// the walk's `backlog` probes of the whole filter. The sweeper keeps expired entities for
+// cursor_lifetime_blocks (an hour at 2 s), so a backlog of an hour's expirations is the steady
+// state of a ledger with churn. Deciding counts the driver's entries up to backlog + 1 (its
+// conditions alone: index entries, no rest probed, no row), which a count that then walks reads
+// again in A. That costs the statement three CTEs more (on PostgreSQL, which plans every count,
+// 0.15-0.2 ms a count), worth it only beside a backlog (kCountRowsBacklog).
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, bool read_rows,
                           std::string* sql);
