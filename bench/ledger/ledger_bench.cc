@@ -255,8 +255,10 @@ const Address& PopulationAddress() {
 }
 
 // SQLite: a file path; PostgreSQL: a schema in VEIL_BENCH_POSTGRES_URL's database.
+// count_cap: QueryLimits::count_cap when not 0 (else Arkiv's profile's).
 Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
-                                           std::size_t read_connections = 0) {
+                                           std::size_t read_connections = 0,
+                                           std::uint64_t count_cap = 0) {
   Result<std::unique_ptr<Store>> store = Internal("unset");
   if (IsSqlite(b)) {
     SqliteOptions o;
@@ -275,6 +277,7 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
   LedgerOptions lo;
   lo.chain_id = kChainId;
   lo.read_connections = read_connections;
+  if (count_cap != 0) lo.limits.query.count_cap = count_cap;
   if (b == Backend::kPostgresCheckFirst) lo.signature_check = SignatureCheck::kFirst;
   // A fixed block clock, so the population's block hashes are the same every time.
   lo.clock_ms = [t = std::make_shared<std::atomic<std::uint64_t>>(1'700'000'000'000)] {
@@ -288,9 +291,10 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
 // a new PostgreSQL schema; both are removed when the run ends.
 class ScratchLedger {
  public:
-  explicit ScratchLedger(Backend b, std::size_t read_connections = 0) : backend_(b) {
+  explicit ScratchLedger(Backend b, std::size_t read_connections = 0, std::uint64_t count_cap = 0)
+      : backend_(b) {
     where_ = IsSqlite(b) ? ScratchDir::NewFile("ledger").string() + ".db" : ScratchSchema("write");
-    auto l = OpenLedger(b, where_, read_connections);
+    auto l = OpenLedger(b, where_, read_connections, count_cap);
     if (l.ok()) {
       ledger_ = std::move(l).value();
     } else {
@@ -928,12 +932,16 @@ void BM_Read(benchmark::State& state, Backend b, Read kind, bool http) {
 //                                      F = 1: Count(`kind = "doc"`), kBacklog live matches
 //                                      (the cap: not capped);
 //                                      F = 2: Count(`status = "active"`), kBacklog / 4 live
-//                                      matches of kBacklog / 2 (fewer than the backlog).
+//                                      matches of kBacklog / 2 (fewer than the backlog);
+//                                      F = 3: Count(`kind = "doc"`) with a count cap of
+//                                      kBacklog / 10: capped (a backlog above the cap).
 constexpr std::uint64_t kBacklog = 10'000;
 constexpr std::uint64_t kBacklogExpiry = kBacklog / kPopulateOps + 10;
 
 void BM_CountBacklog(benchmark::State& state, Backend b) {
-  ScratchLedger scratch(b);
+  const auto f = static_cast<std::size_t>(state.range(0));
+  const std::uint64_t cap = f == 3 ? kBacklog / 10 : 0;
+  ScratchLedger scratch(b, 0, cap);
   if (!scratch.status().ok()) {
     state.SkipWithError(("open: " + scratch.status().ToString()).c_str());
     return;
@@ -952,15 +960,16 @@ void BM_CountBacklog(benchmark::State& state, Backend b) {
     state.SkipWithError("the head has not passed the backlog's expiry");
     return;
   }
-  static const char* const kText[] = {"bucket = 3", "kind = \"doc\"", "status = \"active\""};
-  const std::uint64_t kWant[] = {2 * kBacklog / kBuckets / 2, kBacklog, kBacklog / 4};
-  const auto f = static_cast<std::size_t>(state.range(0));
+  static const char* const kText[] = {"bucket = 3", "kind = \"doc\"", "status = \"active\"",
+                                      "kind = \"doc\""};
+  const std::uint64_t kWant[] = {2 * kBacklog / kBuckets / 2, kBacklog, kBacklog / 4, cap};
   const std::string text = kText[f];
   const std::uint64_t want = kWant[f];
+  const bool capped = cap != 0;
   Latencies lat(state);
   for (auto _ : state) {
     auto r = lat.Time([&] { return ledger.Count(text); });
-    if (!r.ok() || r->count != want || r->capped) {
+    if (!r.ok() || r->count != want || r->capped != capped) {
       state.SkipWithError(
           ("count: " + (r.ok() ? std::to_string(r->count) + " matches" : r.status().ToString()))
               .c_str());
@@ -1215,7 +1224,7 @@ void RegisterAll(const std::string& prefix, bool http) {
     if (b != Backend::kSqlitePlainVfs) register_reads();
     if (!http && b != Backend::kSqlitePlainVfs) {
       benchmark::RegisterBenchmark((prefix + "_CountBacklog" + suffix).c_str(), BM_CountBacklog, b)
-          ->DenseRange(0, 2)
+          ->DenseRange(0, 3)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
     }
