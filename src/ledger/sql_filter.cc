@@ -445,7 +445,7 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
                           std::uint64_t at_block, std::uint64_t limit, bool read_rows,
                           std::string* sql) {
   // Placeholders bind in text order, so each part is compiled where its text goes (with
-  // read_rows, the driver's entries in k, its matches in r and again in A).
+  // read_rows, the driver's matches in n and again in A, its entries in k).
   const auto at = [&]() { return dialect.Bind(query::Literal(at_block), false); };
   // "FROM <the driver's index rows> a WHERE <its conditions and the rest of the filter>".
   const bool row = ReadsEntityColumns(driver.rest, dialect);
@@ -493,39 +493,59 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     *sql += ", (SELECT n FROM d)";
     return Status::Ok();
   }
-  // b: the expired entities not yet swept, from the expiry buckets; k: the driver's index
-  // entries, counted up to b + 1 (its conditions alone: no rest probed, no row read, nothing
-  // held); `small`: k is all of them (a test, not a CTE).
-  static const std::string small = "(SELECT n FROM k) <= (SELECT n FROM b)";
+  // b: the expired entities not yet swept, from the expiry buckets.
   VEIL_ASSIGN_OR_RETURN(const std::string at_b, at());
   *sql +=
       "WITH b(n) AS MATERIALIZED (SELECT CAST(coalesce(sum(n), 0) AS bigint) FROM expiry "
       "WHERE block <= " +
-      at_b + "), k(n) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1";
+      at_b + "), ";
+  // n: the live matches among the driver's first b entries, newest first where its index gives
+  // them in id order (an attribute equality's: old entities expire first, so the live ones come
+  // first), up to `limit`: at most b entries (each probed for the rest) and rows (by id: the
+  // block columns are unindexed here), against the walk's b probes of the whole filter. Each
+  // entry's liveness is a scalar subquery, not a join: SQLite materialises a subquery that is
+  // joined (all b ids before the first is tested) and streams one that is read alone.
+  VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
+  VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
+  std::string newest;
+  VEIL_RETURN_IF_ERROR(matches(&newest));
+  if (driver.equality && !driver.meta) newest += " ORDER BY " + id + " DESC";
+  VEIL_ASSIGN_OR_RETURN(const std::string lim_n, dialect.Bind(query::Literal(limit), false));
+  *sql += "n(c) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1 FROM (SELECT (SELECT " +
+          dialect.Unindexed("x.expires_block", true) + " > " + at1 + " AND " +
+          dialect.Unindexed("x.created_block", true) + " <= " + at2 +
+          " FROM entities x WHERE x.id = " + id + ") AS live" + newest +
+          " LIMIT (SELECT n FROM b)) m WHERE m.live LIMIT " + lim_n + ") t), ";
+  // k: the driver's index entries, counted up to b + 1 (its conditions alone: no rest probed, no
+  // row read, nothing held).
+  *sql += "k(n) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1";
   {
     DriverRows entries;
     VEIL_RETURN_IF_ERROR(CompileDriverRows(driver, dialect, &entries));
     *sql += " FROM " + entries.table + " a WHERE " + entries.conditions;
   }
   *sql += " LIMIT (SELECT n FROM b) + 1) t), ";
-  // r, read only when k is every entry: in one pass over the driver's matches (at most b entries,
-  // each probed for the rest), A = their number and D = those not live, each tested on its entity
-  // row (found by id: the block columns are unindexed here): at most b entries and rows against
-  // the walk's b probes of the whole filter.
-  VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
-  VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
-  std::string rows;
-  VEIL_RETURN_IF_ERROR(matches(&rows));
-  *sql += "r(a, d) AS MATERIALIZED (SELECT count(*), coalesce(sum(CASE WHEN " +
-          dialect.Unindexed("x.expires_block", true) + " <= " + at1 + " OR " +
-          dialect.Unindexed("x.created_block", true) + " > " + at2 +
-          " THEN 1 ELSE 0 END), 0) FROM (SELECT " + id + " AS id" + rows +
-          ") m JOIN entities x ON x.id = m.id), ";
-  // D: r's when k is every entry, otherwise the walk.
-  *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN " + small + " THEN (SELECT d FROM r) ELSE ";
+  // The arms, each read only when the ones before it fail (CASE): `capped`, n proves the count
+  // capped (tried only beside a backlog of at least `limit`, where it can); `exact`, k is every
+  // entry, so n saw them all and is the live count (up to `limit`); else the walk (A - D).
+  const auto capped = [&](std::string* out) -> Status {
+    VEIL_ASSIGN_OR_RETURN(const std::string l1, dialect.Bind(query::Literal(limit), false));
+    VEIL_ASSIGN_OR_RETURN(const std::string l2, dialect.Bind(query::Literal(limit), false));
+    *out +=
+        "(CASE WHEN (SELECT n FROM b) >= " + l1 + " THEN (SELECT c FROM n) ELSE 0 END) >= " + l2;
+    return Status::Ok();
+  };
+  static const std::string exact = "(SELECT n FROM k) <= (SELECT n FROM b)";
+  // D: 0 when n is the answer, otherwise the walk.
+  *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN ";
+  VEIL_RETURN_IF_ERROR(capped(sql));
+  *sql += " THEN 0 WHEN " + exact + " THEN 0 ELSE ";
   VEIL_RETURN_IF_ERROR(walk(sql));
-  // A: r's when k is every entry, otherwise as above.
-  *sql += " END) SELECT CASE WHEN " + small + " THEN (SELECT a FROM r) ELSE ";
+  // A: `limit` (capped), n (exact), otherwise as above.
+  *sql += " END) SELECT CASE WHEN ";
+  VEIL_RETURN_IF_ERROR(capped(sql));
+  VEIL_ASSIGN_OR_RETURN(const std::string lim_a, dialect.Bind(query::Literal(limit), false));
+  *sql += " THEN " + lim_a + " WHEN " + exact + " THEN (SELECT c FROM n) ELSE ";
   VEIL_RETURN_IF_ERROR(capped_matches(sql));
   *sql += " END, (SELECT n FROM d)";
   return Status::Ok();

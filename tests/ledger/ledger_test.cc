@@ -985,7 +985,7 @@ TEST_P(LedgerTest, ExplainUsesIndexes) {
       } else {
         EXPECT_EQ(plan->find("SCAN e\n"), std::string::npos) << q << "\n" << *plan;
         EXPECT_EQ(plan->find("SCAN e USING"), std::string::npos) << q << "\n" << *plan;
-        // The entity rows of a driven count's matches, read by id (CompileDrivenCount's r).
+        // The entity rows of a driven count's matches, read by id (CompileDrivenCount's n).
         EXPECT_EQ(plan->find("SCAN x"), std::string::npos) << q << "\n" << *plan;
         EXPECT_NE(plan->find("INDEX"), std::string::npos) << q << "\n" << *plan;
       }
@@ -1793,12 +1793,12 @@ TEST_P(LedgerTest, DrivenCountSubtractsExpiredMatches) {
   EXPECT_EQ(c->count, 5u);
   EXPECT_TRUE(c->capped);
   // The form each store compiles now (ExplainCount compiles as Count does): SQLite always the one
-  // that can read few matches' rows (its CTE k); PostgreSQL, having read a backlog of 3 at this
+  // that can read its matches' rows (its CTE n); PostgreSQL, having read a backlog of 3 at this
   // head, the walk alone.
   const auto reads_rows = [&](const char* q) {
     auto plan = ledger_->ExplainCount(q);
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-    return plan.ok() && plan->find("k(n) AS MATERIALIZED") != std::string::npos;
+    return plan.ok() && plan->find("n(c) AS MATERIALIZED") != std::string::npos;
   };
   EXPECT_EQ(reads_rows("k = 1"), !IsPostgres());
   // Above, the driver's 8 and 9 matches outnumber the 3 expired entities, so the count walked the
@@ -1845,7 +1845,7 @@ TEST_P(LedgerTest, DrivenCountAtTheBacklogBoundary) {
   }
   ASSERT_TRUE(Submit(a, ops).status.ok());
   Advance(2);
-  // Every p match is expired (entries = backlog = 130): their rows (r), none live.
+  // Every p match is expired (entries = backlog = 130): their rows (n), none live.
   for (int round = 0; round < 2; ++round) EXPECT_EQ(CountOf("p = 1"), 0u) << round;
   // One live q match (131 entries, one more than the backlog): the walk.
   MustCreate(a, Create(Head() + 100, {Attribute::Num("q", 1)}));
@@ -1856,6 +1856,46 @@ TEST_P(LedgerTest, DrivenCountAtTheBacklogBoundary) {
   // A driver with no match at all, and a rest that rejects every expired match.
   EXPECT_EQ(CountOf("p = 2"), 0u);
   EXPECT_EQ(CountOf("p = 1 && $expiresAt > 50"), 1u);
+}
+
+// A driven count whose driver has more entries than the backlog, beside a backlog of at least the
+// cap + 1, first reads the live matches among its newest entries: cap + 1 of them prove the count
+// capped without walking the backlog; fewer, and the walk counts exactly. 140 expired entities
+// (a backlog above sql::kCountRowsBacklog, so PostgreSQL compiles this form too) and a cap of 5.
+TEST_P(LedgerTest, DrivenCountCappedFromItsNewestMatches) {
+  limits_.query.count_cap = 5;
+  Open();
+  Wallet a;
+  std::vector<Operation> ops;
+  for (int i = 0; i < 140; ++i) ops.push_back(Create(Head() + 2, {Attribute::Num("g", 1)}));
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  Advance(2);
+  ops.clear();
+  for (int i = 0; i < 4; ++i) ops.push_back(Create(Head() + 100, {Attribute::Num("g", 1)}));
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  // 144 entries, 4 live (fewer than cap + 1): the walk, exact. The range's index gives its
+  // entries oldest first (all expired), so it walks too.
+  for (const char* q : {"g = 1", "g >= 1", "g = 1 && $expiresAt > 50"}) {
+    for (int round = 0; round < 2; ++round) {
+      auto c = ledger_->Count(q);
+      ASSERT_TRUE(c.ok()) << q << ": " << c.status().ToString();
+      EXPECT_EQ(c->count, 4u) << q << " " << round;
+      EXPECT_FALSE(c->capped) << q << " " << round;
+    }
+  }
+  // One live match more at a time: 5 live (the cap, not above it) and 6 (cap + 1: capped, from
+  // the newest entries, or for the range from the walk).
+  for (const std::uint64_t live : {5u, 6u}) {
+    MustCreate(a, Create(Head() + 100, {Attribute::Num("g", 1)}));
+    for (const char* q : {"g = 1", "g >= 1", "g = 1 && $expiresAt > 50"}) {
+      for (int round = 0; round < 2; ++round) {
+        auto c = ledger_->Count(q);
+        ASSERT_TRUE(c.ok()) << q << ": " << c.status().ToString();
+        EXPECT_EQ(c->count, 5u) << q << " " << live << " " << round;
+        EXPECT_EQ(c->capped, live == 6) << q << " " << live << " " << round;
+      }
+    }
+  }
 }
 
 // Pages driven by an attribute equality walk its index in id order: cursors, several equalities
