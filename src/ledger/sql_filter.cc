@@ -441,19 +441,22 @@ std::vector<Driver> Drivers(const Expr& filter) {
   return out;
 }
 
+namespace {
+// The entity id of a driver's index row `a` (CompileDriverRows' DriverRows::id).
+std::string DriverIdColumn(const Driver& driver) { return driver.meta ? "a.id" : "a.entity_id"; }
+}  // namespace
+
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, bool read_rows,
                           std::string* sql) {
   // Placeholders bind in text order, so each part is compiled where its text goes (with
-  // read_rows, the driver's matches in n and again in A, its entries in k).
+  // read_rows, the driver's entries in n and k, its matches again in A).
   const auto at = [&]() { return dialect.Bind(query::Literal(at_block), false); };
   // "FROM <the driver's index rows> a WHERE <its conditions and the rest of the filter>".
   const bool row = ReadsEntityColumns(driver.rest, dialect);
-  std::string id;
   const auto matches = [&](std::string* out) -> Status {
     DriverRows rows;
     VEIL_RETURN_IF_ERROR(CompileDriverRows(driver, dialect, &rows));
-    id = rows.id;
     *out += " FROM " + rows.table + " a";
     // A rest that reads the entity's own columns (PostgreSQL's meta fields) reads its row.
     if (row) *out += " JOIN entities e ON e.id = " + rows.id;
@@ -499,23 +502,39 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
       "WITH b(n) AS MATERIALIZED (SELECT CAST(coalesce(sum(n), 0) AS bigint) FROM expiry "
       "WHERE block <= " +
       at_b + "), ";
-  // n: the live matches among the driver's first b entries, newest first where its index gives
-  // them in id order (an attribute equality's: old entities expire first, so the live ones come
-  // first), up to `limit`: at most b entries (each probed for the rest) and rows (by id: the
-  // block columns are unindexed here), against the walk's b probes of the whole filter. Each
-  // entry's liveness is a scalar subquery, not a join: SQLite materialises a subquery that is
-  // joined (all b ids before the first is tested) and streams one that is read alone.
+  // n: the live matches among the driver's first b entries (the LIMIT counts entries: the rest
+  // is tested in the select list, so an entry it rejects still counts toward b), newest first
+  // where its index gives them in id order (an attribute equality's: old entities expire first,
+  // so the live ones come first), up to `limit`: at most b entries, each probed for the rest, and
+  // b rows (by id: the block columns are unindexed here), against the walk's b probes of the
+  // whole filter. Each entry's liveness is a scalar subquery, not a join: SQLite materialises a
+  // subquery that is joined (all b ids before the first is tested) and streams one that is read
+  // alone. Placeholders in text order: the rest, the liveness test, the driver's conditions.
+  const bool newest_first = driver.equality && !driver.meta;
+  const std::string nid = DriverIdColumn(driver);
+  std::string rest_test;
+  if (driver.rest.kind != Expr::Kind::kAll) {
+    VEIL_RETURN_IF_ERROR(
+        CompileFilter(driver.rest, dialect, &rest_test, ProbeRef(row ? "e.id" : nid)));
+  }
   VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
   VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
-  std::string newest;
-  VEIL_RETURN_IF_ERROR(matches(&newest));
-  if (driver.equality && !driver.meta) newest += " ORDER BY " + id + " DESC";
+  std::string live = "(SELECT " + dialect.Unindexed("x.expires_block", true) + " > " + at1 +
+                     " AND " + dialect.Unindexed("x.created_block", true) + " <= " + at2 +
+                     " FROM entities x WHERE x.id = " + nid + ")";
+  if (!rest_test.empty()) live = "CASE WHEN (" + rest_test + ") THEN " + live + " END";
+  {
+    DriverRows entries;
+    VEIL_RETURN_IF_ERROR(CompileDriverRows(driver, dialect, &entries));
+    *sql += "n(c) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1 FROM (SELECT " + live +
+            " AS live FROM " + entries.table + " a";
+    // A rest that reads the entity's own columns (PostgreSQL's meta fields) reads its row.
+    if (row) *sql += " JOIN entities e ON e.id = " + nid;
+    *sql += " WHERE " + entries.conditions;
+  }
+  if (newest_first) *sql += " ORDER BY " + nid + " DESC";
   VEIL_ASSIGN_OR_RETURN(const std::string lim_n, dialect.Bind(query::Literal(limit), false));
-  *sql += "n(c) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1 FROM (SELECT (SELECT " +
-          dialect.Unindexed("x.expires_block", true) + " > " + at1 + " AND " +
-          dialect.Unindexed("x.created_block", true) + " <= " + at2 +
-          " FROM entities x WHERE x.id = " + id + ") AS live" + newest +
-          " LIMIT (SELECT n FROM b)) m WHERE m.live LIMIT " + lim_n + ") t), ";
+  *sql += " LIMIT (SELECT n FROM b)) m WHERE m.live LIMIT " + lim_n + ") t), ";
   // k: the driver's index entries, counted up to b + 1 (its conditions alone: no rest probed, no
   // row read, nothing held).
   *sql += "k(n) AS MATERIALIZED (SELECT count(*) FROM (SELECT 1";
@@ -526,26 +545,34 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
   }
   *sql += " LIMIT (SELECT n FROM b) + 1) t), ";
   // The arms, each read only when the ones before it fail (CASE): `capped`, n proves the count
-  // capped (tried only beside a backlog of at least `limit`, where it can); `exact`, k is every
-  // entry, so n saw them all and is the live count (up to `limit`); else the walk (A - D).
+  // capped (only for a driver read newest first, and beside a backlog of at least `limit`, where
+  // it can: a driver read in value order meets the expired entries as often as the live);
+  // `exact`, k is every entry, so n saw them all and is the live count (up to `limit`); else the
+  // walk (A - D).
   const auto capped = [&](std::string* out) -> Status {
     VEIL_ASSIGN_OR_RETURN(const std::string l1, dialect.Bind(query::Literal(limit), false));
     VEIL_ASSIGN_OR_RETURN(const std::string l2, dialect.Bind(query::Literal(limit), false));
-    *out +=
-        "(CASE WHEN (SELECT n FROM b) >= " + l1 + " THEN (SELECT c FROM n) ELSE 0 END) >= " + l2;
+    *out += "WHEN (CASE WHEN (SELECT n FROM b) >= " + l1 +
+            " THEN (SELECT c FROM n) ELSE 0 END) >= " + l2 + " ";
     return Status::Ok();
   };
-  static const std::string exact = "(SELECT n FROM k) <= (SELECT n FROM b)";
+  static const std::string exact = "WHEN (SELECT n FROM k) <= (SELECT n FROM b) ";
   // D: 0 when n is the answer, otherwise the walk.
-  *sql += "d(n) AS MATERIALIZED (SELECT CASE WHEN ";
-  VEIL_RETURN_IF_ERROR(capped(sql));
-  *sql += " THEN 0 WHEN " + exact + " THEN 0 ELSE ";
+  *sql += "d(n) AS MATERIALIZED (SELECT CASE ";
+  if (newest_first) {
+    VEIL_RETURN_IF_ERROR(capped(sql));
+    *sql += "THEN 0 ";
+  }
+  *sql += exact + "THEN 0 ELSE ";
   VEIL_RETURN_IF_ERROR(walk(sql));
   // A: `limit` (capped), n (exact), otherwise as above.
-  *sql += " END) SELECT CASE WHEN ";
-  VEIL_RETURN_IF_ERROR(capped(sql));
-  VEIL_ASSIGN_OR_RETURN(const std::string lim_a, dialect.Bind(query::Literal(limit), false));
-  *sql += " THEN " + lim_a + " WHEN " + exact + " THEN (SELECT c FROM n) ELSE ";
+  *sql += " END) SELECT CASE ";
+  if (newest_first) {
+    VEIL_RETURN_IF_ERROR(capped(sql));
+    VEIL_ASSIGN_OR_RETURN(const std::string lim_a, dialect.Bind(query::Literal(limit), false));
+    *sql += "THEN " + lim_a + " ";
+  }
+  *sql += exact + "THEN (SELECT c FROM n) ELSE ";
   VEIL_RETURN_IF_ERROR(capped_matches(sql));
   *sql += " END, (SELECT n FROM d)";
   return Status::Ok();
@@ -560,7 +587,7 @@ Status CompileDriverRows(const Driver& driver, SqlDialect& dialect, DriverRows* 
     // The field's own column on the entity row (with kExpression, the block numbers compared
     // as expressions, as a probe's are).
     rows->table = "entities";
-    rows->id = "a.id";
+    rows->id = DriverIdColumn(driver);
     rows->conditions.clear();
     IdRef ref;
     ref.probe = column == RangeColumn::kExpression;
@@ -568,7 +595,7 @@ Status CompileDriverRows(const Driver& driver, SqlDialect& dialect, DriverRows* 
   }
   const bool numeric = Numeric(*range[0]);
   rows->table = numeric ? "attr_num" : "attr_str";
-  rows->id = "a.entity_id";
+  rows->id = DriverIdColumn(driver);
   VEIL_ASSIGN_OR_RETURN(std::string name, dialect.Bind(query::Literal(range[0]->name), false));
   rows->conditions = "a.name = " + name;
   const std::string value =

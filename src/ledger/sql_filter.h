@@ -182,15 +182,16 @@ bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 // through the expiry and creation indexes). The live count is A - D; it exceeds `limit` - 1
 // exactly when A - D does. D is computed once (a materialised CTE). With `read_rows`, the live
 // matches among the driver's first `backlog` entries (the expired, unswept entities, from the
-// expiry buckets) are counted up to `limit` first, newest first for an attribute equality (whose
-// index gives them in id order; old entities expire first), each entry's liveness tested on its
-// entity row: at most `backlog` entries and rows, against the walk's `backlog` probes of the whole
-// filter. Reaching `limit` beside a backlog of at least `limit` proves the count capped; when the
-// driver has no more entries than the backlog (counted up to backlog + 1, its conditions alone)
-// that count is exact; otherwise A - D. The sweeper keeps expired entities for
-// cursor_lifetime_blocks (an hour at 2 s), so a backlog of an hour's expirations is the steady
-// state of a ledger with churn. That costs the statement three CTEs more (on PostgreSQL, which
-// plans every count, 0.15-0.2 ms a count), worth it only beside a backlog (kCountRowsBacklog).
+// expiry buckets) are counted up to `limit`, newest first for an attribute equality (whose index
+// gives them in id order; old entities expire first), each entry probed for the rest and its
+// liveness tested on its entity row: at most `backlog` entries and rows, against the walk's
+// `backlog` probes of the whole filter. For an attribute equality beside a backlog of at least
+// `limit`, reaching `limit` proves the count capped; when the driver has no more entries than the
+// backlog (counted up to backlog + 1, its conditions alone) that count is exact; otherwise A - D.
+// The sweeper keeps expired entities for cursor_lifetime_blocks (an hour at 2 s), so a backlog of
+// an hour's expirations is the steady state of a ledger with churn. That costs the statement three
+// CTEs more (on PostgreSQL, which plans every count, 0.15-0.2 ms a count), worth it only beside a
+// backlog (kCountRowsBacklog).
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
                           std::uint64_t at_block, std::uint64_t limit, bool read_rows,
                           std::string* sql);

@@ -1873,8 +1873,9 @@ TEST_P(LedgerTest, DrivenCountCappedFromItsNewestMatches) {
   ops.clear();
   for (int i = 0; i < 4; ++i) ops.push_back(Create(Head() + 100, {Attribute::Num("g", 1)}));
   ASSERT_TRUE(Submit(a, ops).status.ok());
-  // 144 entries, 4 live (fewer than cap + 1): the walk, exact. The range's index gives its
-  // entries oldest first (all expired), so it walks too.
+  // 144 entries, 4 live (fewer than cap + 1): n finds too few, and the walk counts exactly; the
+  // range is not read newest first, so it walks at once. The conjunction is driven by
+  // `$expiresAt > 50` (the fewest entries: the live ones), whose matches n counts exactly.
   for (const char* q : {"g = 1", "g >= 1", "g = 1 && $expiresAt > 50"}) {
     for (int round = 0; round < 2; ++round) {
       auto c = ledger_->Count(q);
@@ -1895,6 +1896,43 @@ TEST_P(LedgerTest, DrivenCountCappedFromItsNewestMatches) {
         EXPECT_EQ(c->capped, live == 6) << q << " " << live << " " << round;
       }
     }
+  }
+}
+
+// The newest matches prove a count capped only through the whole filter: a rest that rejects some
+// live entries among the newest (NOT: never a driver) keeps them out of n. 140 expired entities,
+// then 8 live g = 1 entities of which 3 pass the rest, then 3 more that pass it.
+TEST_P(LedgerTest, DrivenCountCappedFromItsNewestMatchesTestsTheRest) {
+  limits_.query.count_cap = 5;
+  Open();
+  Wallet a;
+  std::vector<Operation> ops;
+  for (int i = 0; i < 140; ++i) ops.push_back(Create(Head() + 2, {Attribute::Num("g", 1)}));
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  Advance(2);
+  ops.clear();
+  for (int i = 0; i < 8; ++i) {
+    ops.push_back(
+        Create(Head() + 100, {Attribute::Num("g", 1), Attribute::Num("h", i < 3 ? 1 : 2)}));
+  }
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  const char* q = "g = 1 && NOT (h = 2)";
+  for (int round = 0; round < 2; ++round) {
+    auto c = ledger_->Count(q);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->count, 3u) << round;
+    EXPECT_FALSE(c->capped) << round;
+  }
+  ops.clear();
+  for (int i = 0; i < 3; ++i) {
+    ops.push_back(Create(Head() + 100, {Attribute::Num("g", 1), Attribute::Num("h", 1)}));
+  }
+  ASSERT_TRUE(Submit(a, ops).status.ok());
+  for (int round = 0; round < 2; ++round) {
+    auto c = ledger_->Count(q);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    EXPECT_EQ(c->count, 5u) << round;
+    EXPECT_TRUE(c->capped) << round;
   }
 }
 
