@@ -1,14 +1,14 @@
 // The PostgreSQL backend (docs/notes/ledger.md, "The PostgreSQL backend").
 //
 // One libpq connection per store. Parameters and results travel in binary format, so bytes,
-// integers and arrays need no quoting or escaping. A block is written in ONE round trip: BEGIN,
-// the head guard, a handful of multi-row statements (arrays through unnest) and COMMIT are sent
-// as one pipeline with one sync, over statements prepared once per connection; any failure rolls
-// the whole transaction back. Several stores (nodes) may share one database: the first statement
-// of every block write moves the single chain_head row from the parent the engine built on to the
-// new block, and fails the transaction deliberately when the head is no longer that parent, so
-// the database serialises writers (the row lock) and refuses stale ones (HeadConflict). Each read
-// is one statement; GetEntities takes its keys as one array parameter.
+// integers and arrays need no quoting or escaping. A block is written in ONE round trip: the
+// chain's write lock and the block's statement (its rows as data-modifying CTEs of the INSERT of
+// its row) are sent as one pipeline with one sync, over statements prepared once per connection;
+// any failure rolls the whole transaction back. Several stores (nodes) may share one database:
+// every block write takes the chain's write lock for its transaction, and its row goes in only
+// where its parent is the highest block (the head), so the database serialises writers and
+// refuses stale ones (HeadConflict). Each read is one statement; GetEntities takes its keys as
+// one array parameter.
 //
 // u64 attribute values are stored biased (v XOR 2^63) in BIGINT, as in SQLite: order-preserving
 // over the whole u64 range, so range predicates stay index ranges. Other u64 fields (nonces, gas,
@@ -303,7 +303,7 @@ class Row {
 };
 
 // The chain's write lock for this transaction (see kWriteLockSession): VEIL_PG_XACT_LOCK. With it
-// in kGuard and kWriteLock (VEIL_PG_WRITE_LOCK), generic plans for the statements after it, until
+// in kWriteLock (VEIL_PG_WRITE_LOCK), generic plans for the statements after it, until
 // the transaction ends (set_config with is_local, which SET LOCAL is, without its warning outside
 // an explicit block). The array form of the block statement takes arrays, whose lengths a custom
 // plan knows and a generic plan guesses (10), so PostgreSQL re-planned it at every execution:
@@ -312,8 +312,8 @@ class Row {
 // tables' sizes when it is built and rebuilt when autovacuum's ANALYZE invalidates it (every 10%
 // or so of growth), so a plan that starts as a scan of a tiny table becomes index probes as it
 // grows. The one-statement form (BlockStatement) takes scalar parameters, whose generic plan
-// costs what a custom one does, so the plan cache settles on it unasked and the guard needs no
-// set_config. In kGuard's statement: each statement of a block costs 10-20 us of server time
+// costs what a custom one does, so the plan cache settles on it unasked and needs no set_config
+// (it takes the lock in its CTE `l`). Each statement of a block costs 10-20 us of server time
 // however little it does (bind, executor set-up, a result).
 #define VEIL_PG_XACT_LOCK \
   "pg_advisory_xact_lock(hashtext('veil.ledger.write.' || current_schema()))"
@@ -732,8 +732,8 @@ class BlockStatement {
 };
 
 // The chain's write lock: an advisory lock keyed by the schema. Every block write takes it for its
-// transaction (kGuard, or kWriteLock at genesis); a node retrying after a lost race holds it across
-// its refresh, reads and write.
+// transaction (kWriteLock, or the one-statement form's `l`); a node retrying after a lost race
+// holds it across its refresh, reads and write.
 constexpr const char* kWriteLockSession =
     "SELECT pg_advisory_lock(hashtext('veil.ledger.write.' || current_schema()))";
 constexpr const char* kWriteUnlockSession =
@@ -1045,7 +1045,7 @@ class PostgresStore final : public Store {
     const bool genesis = (earlier.empty() ? h.number : earlier.front().header.number) == 0;
     std::vector<PgParam> parent;
     if (!genesis) parent = Params(Int8(I64(from_number)), Bytea(from_hash));
-    // Statements of their own between the guard and the block statement (accounts apart).
+    // Statements of their own between the lock and the block statement (accounts apart).
     std::vector<Step> steps;
     BlockStatement b;
     // Accounts: nonces first, then owners and creators that have no row yet. As parts of the
