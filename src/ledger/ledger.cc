@@ -86,11 +86,11 @@ int HexNibble(char c) {
 // or that it read from the store before executing a group (PrefetchLocked), exactly as stored,
 // while no other node has written since (state_.head is the head they describe; a prefetch may
 // read rows of a later head another node wrote, and then the block built on them cannot land:
-// its head guard refuses it, and the refresh that follows clears the cache). A transaction whose
+// its parent check refuses it, and the refresh that follows clears the cache). A transaction whose
 // sender and entities are all here needs no read before its block write, so on PostgreSQL it costs
 // one round trip, the write. It stays exact because: RefreshLocked clears it whenever the stored
 // head is not the one this node last wrote or read (another node wrote); a block executed over a
-// stale view cannot land, since the block write's head guard refuses it, and the engine then
+// stale view cannot land, since the block write's parent check refuses it, and the engine then
 // refreshes (clearing the cache) and executes again; the sweeper clears the entities it may have
 // removed. Bounded: past kMaxAccounts accounts or kMaxEntityBytes of entities it is cleared, and
 // the next transactions read from the store.

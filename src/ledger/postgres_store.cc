@@ -68,13 +68,6 @@ CREATE TABLE IF NOT EXISTS blocks(
   tx_count integer NOT NULL, change_count integer NOT NULL, gas_used bigint NOT NULL,
   hash bytea NOT NULL, next_entity_id bigint, next_change_seq bigint, entities_net bigint,
   tx_hash bytea, txs bytea, changes bytea);
--- The columns format 4 added (a format-3 schema gets them here, MigrateFormat3 fills them).
-ALTER TABLE blocks ADD COLUMN IF NOT EXISTS next_entity_id bigint;
-ALTER TABLE blocks ADD COLUMN IF NOT EXISTS next_change_seq bigint;
-ALTER TABLE blocks ADD COLUMN IF NOT EXISTS entities_net bigint;
-ALTER TABLE blocks ADD COLUMN IF NOT EXISTS tx_hash bytea;
-ALTER TABLE blocks ADD COLUMN IF NOT EXISTS txs bytea;
-ALTER TABLE blocks ADD COLUMN IF NOT EXISTS changes bytea;
 CREATE TABLE IF NOT EXISTS tx_index(
   hash bytea NOT NULL, block bigint NOT NULL, idx integer NOT NULL,
   PRIMARY KEY(hash, block, idx));
@@ -91,10 +84,7 @@ CREATE TABLE IF NOT EXISTS entities(
 -- attrs: the attributes in PutAttributes' form, so that a read returns them with the row (the
 -- attr_* tables are the indexes). NULL in rows written before the column existed: reads then
 -- aggregate the attr_* rows instead. flags: the creation flags, 0 in rows written before the
--- column existed (as every entity then had). Adding a column with a constant default rewrites
--- no rows (PostgreSQL 11 and later).
-ALTER TABLE entities ADD COLUMN IF NOT EXISTS attrs bytea;
-ALTER TABLE entities ADD COLUMN IF NOT EXISTS flags smallint NOT NULL DEFAULT 0;
+-- column existed (as every entity then had).
 CREATE INDEX IF NOT EXISTS entities_owner ON entities(owner_id);
 CREATE INDEX IF NOT EXISTS entities_creator ON entities(creator_id);
 CREATE INDEX IF NOT EXISTS entities_expires ON entities(expires_block);
@@ -116,6 +106,20 @@ CREATE TABLE IF NOT EXISTS schema_format(
 constexpr const char* kStoredEntitiesSql =
     "(SELECT entities_net FROM blocks ORDER BY number DESC LIMIT 1) - (SELECT n FROM swept WHERE "
     "id = 1)";
+// The columns added since the tables were first made, for a schema of an earlier format only
+// (an ALTER takes its table's exclusive lock even when the column is there, and every reconnect
+// sets up). Adding a column with a constant default rewrites no rows (PostgreSQL 11 and later).
+// Format 4's block columns are filled by MigrateFormat3.
+constexpr const char* kSchemaUpgrades = R"sql(
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS attrs bytea;
+ALTER TABLE entities ADD COLUMN IF NOT EXISTS flags smallint NOT NULL DEFAULT 0;
+ALTER TABLE blocks ADD COLUMN IF NOT EXISTS next_entity_id bigint;
+ALTER TABLE blocks ADD COLUMN IF NOT EXISTS next_change_seq bigint;
+ALTER TABLE blocks ADD COLUMN IF NOT EXISTS entities_net bigint;
+ALTER TABLE blocks ADD COLUMN IF NOT EXISTS tx_hash bytea;
+ALTER TABLE blocks ADD COLUMN IF NOT EXISTS txs bytea;
+ALTER TABLE blocks ADD COLUMN IF NOT EXISTS changes bytea;
+)sql";
 // After MigrateFormat3 has filled the column (an index built once, not kept through every row's
 // update).
 constexpr const char* kSchemaBlockIndexes =
@@ -968,7 +972,8 @@ class PostgresStore final : public Store {
     if (PQntuples(r) == 0) return std::optional<ChainState>();
     Row row(r, 0);
     if (row.IsNull(1) || row.IsNull(2) || row.IsNull(3)) {
-      return DataLoss("postgres: the head block has no counters");
+      return DataLoss(
+          "postgres: the head block has no counters, or the sweeper's count is missing");
     }
     ChainState st;
     st.next_entity_id = row.Int(1);
@@ -1006,9 +1011,9 @@ class PostgresStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(const bool committed, RunPipeline(steps, &results, &err, gate));
     if (committed) return Status::Ok();
     // The transaction failed and was rolled back. Tell a lost race from any other failure: the
-    // parent check's division by zero (the only division in the statements) or the block's
-    // primary key taken.
-    const bool guard_failed = err.sqlstate == "22012";
+    // parent check's division by zero (in the block statement, the pipeline's last) or the
+    // block's primary key taken.
+    const bool guard_failed = err.sqlstate == "22012" && err.step + 1 == steps.size();
     const bool head_taken = err.sqlstate == "23505" && err.constraint == "blocks_pkey";
     const bool retryable = err.sqlstate == "40001" || err.sqlstate == "40P01";
     std::string blocks = "block " + std::to_string(writes.front().header.number);
@@ -1335,7 +1340,7 @@ class PostgresStore final : public Store {
     const std::string name = "veil_b" + std::to_string(block_cache_.size());
     VEIL_RETURN_IF_ERROR(Prepare(name, sql, params));
     block_cache_.emplace(key, name);
-    if (key.at(0) != 0) ++one_statement_shapes_;
+    if ((key.at(0) & 1u) != 0) ++one_statement_shapes_;
     return name;
   }
 
@@ -1635,13 +1640,17 @@ class PostgresStore final : public Store {
   Result<std::optional<StoredTx>> FindTx(const Hash32& hash, std::uint64_t head) override {
     static const std::string kSql = "SELECT t.block, t.idx, b.tx_count, b.txs FROM (" +
                                     Fill(kLocateTxSql, {{"h", "$1"}}) +
-                                    ") t JOIN blocks b ON b.number = t.block";
+                                    ") t LEFT JOIN blocks b ON b.number = t.block";
     VEIL_ASSIGN_OR_RETURN(auto r, ExecCached(kSql, {Bytea(hash), Int8(I64(head))}));
     if (PQntuples(r.get()) == 0) return std::optional<StoredTx>();
     Row row(r.get(), 0);
     const std::uint64_t block = row.U64(0);
     const std::int64_t index = row.Int(1);
     VEIL_RETURN_IF_ERROR(row.status());
+    if (PQgetisnull(r.get(), 0, 2)) {
+      return DataLoss("block " + std::to_string(block) +
+                      ": a transaction's index names it, but the chain does not have it");
+    }
     VEIL_ASSIGN_OR_RETURN(auto txs, BlockTxsFrom(r.get(), 0, 2, block));
     if (index < 0 || static_cast<std::uint64_t>(index) >= txs.size() ||
         txs[static_cast<std::size_t>(index)].hash != hash) {
@@ -1896,23 +1905,45 @@ class PostgresStore final : public Store {
                                   ", " + TableExists("changes") + ", " + TableExists("chain_head"),
                               {}, false));
     const auto exists = [&](int c) { return std::string(PQgetvalue(t.get(), 0, c)) == "t"; };
+    long format = 0;  // a new schema's, or one from before the table
     if (exists(0)) {
       VEIL_ASSIGN_OR_RETURN(
           auto r, ExecOnSession("SELECT format FROM schema_format WHERE id = 1", {}, false));
-      const long format = PQntuples(r.get()) == 1 ? std::atol(PQgetvalue(r.get(), 0, 0)) : 0;
+      format = PQntuples(r.get()) == 1 ? std::atol(PQgetvalue(r.get(), 0, 0)) : 0;
       if (format > kSchemaFormat) {
         return FailedPrecondition("ledger schema format " + std::to_string(format) +
                                   " is newer than this build's (" + std::to_string(kSchemaFormat) +
                                   ")");
       }
     }
+    const char* old_names[] = {"txs", "changes", "chain_head"};
     const int old_tables = int{exists(1)} + int{exists(2)} + int{exists(3)};
+    if (format >= 4) {
+      // Format 3's tables in a schema of format 4 or later: a node of format 3 makes them empty
+      // when it opens the schema, before it reads the format and refuses it (its set-up commits
+      // its tables first). Dropped when empty; rows in them are no format this build knows.
+      for (int i = 0; i < 3; ++i) {
+        if (!exists(i + 1)) continue;
+        const std::string name = old_names[i];
+        VEIL_ASSIGN_OR_RETURN(
+            auto r, ExecOnSession("SELECT EXISTS (SELECT 1 FROM " + name + ")", {}, false));
+        if (std::string(PQgetvalue(r.get(), 0, 0)) == "t") {
+          return DataLoss("postgres: the ledger schema is of format " + std::to_string(format) +
+                          " but its table " + name + " of format 3 holds rows");
+        }
+        VEIL_RETURN_IF_ERROR(ExecScript("DROP TABLE " + name));
+      }
+      return ExecScript(kSchema);
+    }
     if (old_tables != 0 && old_tables != 3) {
       return DataLoss(
           "postgres: the ledger schema has some of txs, changes and chain_head, not "
           "all (a format-3 schema has the three)");
     }
-    VEIL_RETURN_IF_ERROR(ExecScript(kSchema));
+    // A migration takes the chain's write lock before any table's lock (the ALTERs' below), in
+    // the order writers take them.
+    if (old_tables == 3) VEIL_RETURN_IF_ERROR(ExecScript("SELECT " VEIL_PG_XACT_LOCK));
+    VEIL_RETURN_IF_ERROR(ExecScript(std::string(kSchema) + kSchemaUpgrades));
     if (old_tables == 3) VEIL_RETURN_IF_ERROR(MigrateFormat3());
     // The recorded format is raised, never lowered, so a node of an older format refuses the
     // schema (above) instead of maintaining it wrongly.
@@ -1929,26 +1960,37 @@ class PostgresStore final : public Store {
     return std::string("to_regclass(quote_ident(current_schema()) || '.") + name + "') IS NOT NULL";
   }
 
-  // The blocks MigrateFormat3 rewrites a statement.
+  // The most blocks MigrateFormat3 rewrites a statement, and the transaction bytes past which a
+  // batch ends.
   static constexpr int kMigrateBlocks = 1000;
+  static constexpr std::int64_t kMigrateBytes = std::int64_t{64} << 20;
 
   // A format-3 schema into format 4, inside Setup's transaction and under the chain's write lock
-  // (no block is written meanwhile, by a node of either format): each block's transactions and
-  // changes packed into its row (a round trip or four a thousand blocks), the head's counters
-  // into the head's row, the old tables dropped. The rows must add up: each block's rows as its
-  // header counts them, the changes one sequence in block order, the head row the highest
-  // block's with the next change after the last; anything else is kDataLoss and the transaction
-  // rolls back, the schema left as it was. The blocks must be numbered from 0 without a gap.
+  // (SetUpSchema takes it: no block is written meanwhile, by a node of either format): each block's
+  // transactions and changes packed into its row (a round trip or four a thousand blocks), the
+  // head's counters into the head's row, the old tables dropped. The rows must add up: each block's
+  // rows as its header counts them, the changes one sequence in block order, the head row the
+  // highest block's with the next change after the last; anything else is kDataLoss and the
+  // transaction rolls back, the schema left as it was. The blocks must be numbered from 0 without a
+  // gap.
   Status MigrateFormat3() {
-    VEIL_RETURN_IF_ERROR(ExecScript("SELECT " VEIL_PG_XACT_LOCK));
     std::uint64_t next_seq = 1;
     std::optional<std::pair<std::uint64_t, Hash32>> last;  // the highest block: number, hash
     for (;;) {
       VEIL_ASSIGN_OR_RETURN(
-          auto br, ExecOnSession("SELECT number, tx_count, change_count, hash FROM blocks WHERE "
-                                 "number > $1 ORDER BY number LIMIT $2",
+          auto br, ExecOnSession("SELECT number, tx_count, change_count, hash, coalesce((SELECT "
+                                 "sum(length(body)) FROM txs WHERE block = b.number), 0)::bigint "
+                                 "FROM blocks b WHERE number > $1 ORDER BY number LIMIT $2",
                                  {Int8(last ? I64(last->first) : -1), Int8(kMigrateBlocks)}, true));
-      const int nb = PQntuples(br.get());
+      // The batch ends early where its transactions' bytes pass kMigrateBytes (a block holds
+      // megabytes at most, a value of a statement 1 GB).
+      int nb = 0;
+      for (std::int64_t bytes = 0; nb < PQntuples(br.get()) && (nb == 0 || bytes <= kMigrateBytes);
+           ++nb) {
+        Row row(br.get(), nb);
+        bytes += row.Int(4);
+        VEIL_RETURN_IF_ERROR(row.status());
+      }
       if (nb == 0) break;
       struct Old {
         std::uint64_t number = 0;
@@ -2064,6 +2106,18 @@ class PostgresStore final : public Store {
                           "unnest($1::bytea[], $2::int8[], $3::int8[])",
                           Params(ti_hash.Build(), ti_block.Build(), ti_idx.Build()), true));
         (void)ti;
+      }
+    }
+    {
+      // Rows of blocks past the highest, which no batch read.
+      VEIL_ASSIGN_OR_RETURN(
+          auto past, ExecOnSession("SELECT EXISTS (SELECT 1 FROM txs WHERE block > $1) OR EXISTS "
+                                   "(SELECT 1 FROM changes WHERE block > $1)",
+                                   {Int8(last ? I64(last->first) : -1)}, false));
+      if (std::string(PQgetvalue(past.get(), 0, 0)) == "t") {
+        return DataLoss(
+            "postgres: the ledger's txs or changes hold rows of a block the chain "
+            "does not have");
       }
     }
     VEIL_ASSIGN_OR_RETURN(auto hr,

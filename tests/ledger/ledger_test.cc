@@ -2427,7 +2427,10 @@ TEST_P(PersistentLedgerTest, ChainsFromBeforeCreationFlagsKeepWorking) {
   const EntityKey old_key = r->created.at(0);
   if (IsPostgres()) {
     ledger_.reset();
-    EXPECT_EQ(PgPeek(schema_).Exec("ALTER TABLE entities DROP COLUMN flags"), 0);
+    // A schema from before the flags had no format table either (its builds did not record one).
+    EXPECT_EQ(
+        PgPeek(schema_).Exec("ALTER TABLE entities DROP COLUMN flags; DROP TABLE schema_format"),
+        0);
   } else {
     ledger_.reset();
     sqlite3* db = nullptr;
@@ -2614,7 +2617,30 @@ TEST_P(PersistentLedgerTest, PostgresFormat3SchemaMigrates) {
   EXPECT_EQ(pg.Value("SELECT count(*) FROM blocks WHERE next_change_seq IS NULL OR txs IS NULL OR "
                      "changes IS NULL"),
             "0");
+  EXPECT_EQ(pg.Value("SELECT string_agg(next_change_seq::text, ',' ORDER BY number) FROM blocks"),
+            "1,5,8,10,10,10,10,10,10,10,10,10");
+  EXPECT_EQ(pg.Value("SELECT count(*) FROM blocks WHERE tx_hash IS NULL"), "9");  // 0, 4..11
   ExpectFormat3ChainGoesOn(expect);
+  // A node of format 3 opening the schema now would make its tables again, empty, before it
+  // refused the format: a node of format 4 drops them, and refuses the schema when they hold rows.
+  ledger_.reset();
+  const std::string old_tables =
+      "CREATE TABLE chain_head(id smallint PRIMARY KEY); CREATE TABLE txs(block bigint); CREATE "
+      "TABLE changes(seq bigint)";
+  pg.Exec(old_tables);
+  Open();
+  EXPECT_EQ(pg.Value("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND "
+                     "tablename IN ('txs', 'changes', 'chain_head')"),
+            "0");
+  EXPECT_EQ(Head(), expect["head"].get<std::uint64_t>() + 1);
+  ledger_.reset();
+  pg.Exec(old_tables);
+  EXPECT_EQ(pg.Exec("INSERT INTO txs VALUES (1)"), 1);
+  auto store = OpenStore();
+  ASSERT_FALSE(store.ok());
+  EXPECT_EQ(store.status().code(), Code::kDataLoss);
+  EXPECT_NE(store.status().message().find("table txs of format 3 holds rows"), std::string::npos)
+      << store.status().ToString();
 }
 
 // A format-3 schema whose rows do not add up is refused at open with kDataLoss and left as it
@@ -2634,6 +2660,8 @@ TEST_P(PersistentLedgerTest, PostgresFormat3SchemaThatDoesNotAddUpIsRefusedUncha
       {"UPDATE chain_head SET number = 10", "disagrees with the blocks"},
       {"UPDATE chain_head SET hash = decode(repeat('00', 32), 'hex')", "disagrees with the blocks"},
       {"DELETE FROM chain_head", "disagree about the head"},
+      {"INSERT INTO txs(block, idx, hash, body, gas) VALUES (40, 0, '\\x00', '\\x00', 0)",
+       "a block the chain does not have"},
       {"DROP TABLE changes", "not all"},
   };
   // The format, the tables, the blocks' columns and rows.
@@ -3690,9 +3718,10 @@ void ExpectLostRace(Ledger& ledger, Store& stale, const BlockWrite& w) {
 }
 
 // An empty block; then a block with rows, which a one-entity block writes as one statement (the
-// guard's CTEs and the rows': postgres_store.cc, BlockStatement): the stale block's entity has
-// the winner's id and key, so were its rows written before the guard failed, a unique key would
-// fail the statement instead and the node would report an error, not a lost race to retry.
+// lock, the parent check and the rows: postgres_store.cc, BlockStatement): the stale block's
+// entity has the winner's id and key, so were its rows written before the check failed, a unique
+// key would fail the statement instead and the node would report an error, not a lost race to
+// retry.
 TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
   for (const bool rows : {false, true}) {
     SCOPED_TRACE(rows ? "with rows" : "empty");
@@ -3769,6 +3798,58 @@ TEST_P(PostgresLedgerTest, BlockThatDoesNotFollowTheHeadIsRefused) {
       EXPECT_TRUE(ledger_->VerifyChain().ok());
     }
   }
+}
+
+// The one-statement form takes the chain's write lock inside the statement, after its snapshot:
+// a writer that waited there while another wrote the block it meant to write passes the parent
+// check (it cannot see that block) and then meets the block's primary key, which must still be
+// reported as a lost race, with nothing of it written. Here a second store holds the lock
+// (LockWriters) while the stale write waits in it (pg_locks), writes that block itself, and lets
+// go.
+TEST_P(PostgresLedgerTest, WriterThatWaitedForTheLockGetsHeadConflict) {
+  Open();
+  Wallet a;
+  MustCreate(a, Create(100, {Attribute::Num("v", 1)}));
+  auto stale = OpenStore();
+  auto winner = OpenStore();
+  ASSERT_TRUE(stale.ok() && winner.ok());
+  auto st = (*stale)->LoadState();
+  ASSERT_TRUE(st.ok() && st->has_value());
+  const auto next_block = [&](std::uint64_t timestamp_ms) {
+    BlockWrite w;
+    w.header = (*st)->head;
+    w.header.number = (*st)->head.number + 1;
+    w.header.parent = (*st)->head.hash;
+    w.header.timestamp_ms = timestamp_ms;
+    w.header.tx_count = w.header.change_count = 0;
+    w.header.hash = BlockHash(w.header);
+    w.state_after = **st;
+    w.state_after.head = w.header;
+    return w;
+  };
+  const BlockWrite late = next_block(77), won = next_block(78);
+  ASSERT_TRUE((*winner)->LockWriters().ok());
+  Status late_status;
+  std::thread t([&] { late_status = (*stale)->Apply(late); });
+  PgPeek pg(schema_);
+  ASSERT_TRUE(pg.ok());
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    waiting = pg.Value(
+                  "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT "
+                  "granted") == "1";
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(waiting);
+  const Status w = (*winner)->Apply(won);  // the session's lock admits its own transaction
+  EXPECT_TRUE(w.ok()) << w.ToString();
+  ASSERT_TRUE((*winner)->UnlockWriters().ok());
+  t.join();
+  EXPECT_TRUE(IsHeadConflict(late_status)) << late_status.ToString();
+  auto block = (*stale)->GetBlock(won.header.number);
+  ASSERT_TRUE(block.ok() && block->has_value());
+  EXPECT_EQ((*block)->hash, won.header.hash);
+  EXPECT_EQ(pg.Value("SELECT count(*) FROM blocks"), std::to_string(won.header.number + 1));
 }
 
 // A statement late in the block's pipeline fails (a planted row makes the transaction insert
