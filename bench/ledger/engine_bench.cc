@@ -28,8 +28,10 @@
 //                                       attribute rows (two multi-row INSERTs), COMMIT, as one
 //                                       libpq pipeline (one round trip)
 //   BM_Engine_Pg_PipelineOneEntity_LedgerRows, _LeanRows
-//                                       the ledger's rows of a one-entity create block and the
-//                                       leaner model's, one plain statement a row, one pipeline
+//                                       the rows of a one-entity create block in the store's
+//                                       schema format 3 and in the leaner model (close to
+//                                       format 4, which the store has written since
+//                                       2026-12-05), one plain statement a row, one pipeline
 //   BM_Engine_Pg_PipelineBatch20        20 entities per transaction, the same 5 statements with
 //                                       20 / 80 / 80 rows, one pipeline
 // The PostgreSQL rows exist only with VEIL_BENCH_POSTGRES_URL; each run makes a fresh schema and
@@ -486,8 +488,9 @@ std::string MultiRowInsert(const std::string& head, int rows, int cols) {
   return sql;
 }
 
-// The ledger's tables that a one-entity create writes (src/ledger/postgres_store.cc, kSchema),
-// and the lean model's block table.
+// The ledger's tables that a one-entity create wrote in schema format 3 (src/ledger/
+// postgres_store.cc before format 4), and the lean model's block table (format 4's, without its
+// sweeper count and parent check).
 constexpr const char* kLedgerRowsSchema =
     "CREATE TABLE chain_head(id smallint PRIMARY KEY CHECK (id = 1), number bigint NOT NULL, "
     "hash bytea NOT NULL, next_entity_id bigint NOT NULL, next_change_seq bigint NOT NULL, "

@@ -3852,6 +3852,29 @@ TEST_P(PostgresLedgerTest, WriterThatWaitedForTheLockGetsHeadConflict) {
   EXPECT_EQ(pg.Value("SELECT count(*) FROM blocks"), std::to_string(won.header.number + 1));
 }
 
+// A node's set-up on a schema of this format makes nothing and takes no table lock (every
+// reconnect sets up): it opens while another session holds a writer's lock on every table, which
+// a share lock (CREATE INDEX IF NOT EXISTS) or an ALTER would wait for.
+TEST_P(PostgresLedgerTest, SetUpOfThisFormatTakesNoTableLock) {
+  Open();
+  Wallet a;
+  MustCreate(a, Create(100));
+  ledger_.reset();
+  PgPeek pg(schema_);
+  ASSERT_TRUE(pg.ok());
+  pg.Exec("BEGIN");
+  EXPECT_EQ(pg.Exec("LOCK TABLE blocks, entities, accounts, attr_str, attr_num, expiry, tx_index, "
+                    "swept, schema_format IN ROW EXCLUSIVE MODE"),
+            0);
+  pg_session_options_ = "-c lock_timeout=2000";
+  auto store = OpenStore();
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  pg.Exec("ROLLBACK");
+  pg_session_options_.clear();
+  Open();
+  EXPECT_EQ(CountOf("*"), 1u);
+}
+
 // A statement late in the block's pipeline fails (a planted row makes the transaction insert
 // collide): the whole transaction rolls back, and no table shows any trace of the block.
 TEST_P(PostgresLedgerTest, FailedPipelineWritesNothing) {
