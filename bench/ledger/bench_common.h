@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -128,6 +129,23 @@ inline const char* StatusOf(std::uint64_t i) {
 // that their rows are the ledger's sizes.
 Bytes LedgerTxBody(std::uint64_t i);
 Bytes LedgerStoredAttributes(std::uint64_t i);
+
+// A raw program's one-entity PostgreSQL transaction, for a ledger row that times it in the same
+// run, interleaved with the ledger's own transactions (ledger_bench.cc,
+// BM_Ledger_Write_OneEntity_Paired): the rows of engine_bench.cc's BM_Engine_Pg_PipelineOneEntity
+// (the entity row and its 8 attribute rows) or, with `lean`, of its _LeanRows (the rows
+// of the store's format 4, one plain statement each). Each object writes in a fresh schema of
+// its own, dropped with it.
+class RawPgOneEntity {
+ public:
+  virtual ~RawPgOneEntity() = default;
+  virtual bool ok() const = 0;
+  virtual const std::string& error() const = 0;
+  // Entity i's rows in one durable transaction, pipelined (one round trip); false with error()
+  // set if it failed. Each i once, from 0 up.
+  virtual bool Write(std::uint64_t i) = 0;
+};
+std::unique_ptr<RawPgOneEntity> OpenRawPgOneEntity(bool lean);
 
 // u64 values as the ledger's SQLite store keeps them (v XOR 2^63, so that signed order is u64
 // order): for the raw programs that write or read the same rows.

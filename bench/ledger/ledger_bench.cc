@@ -29,6 +29,11 @@
 //   BM_Ledger_Write_OneEntity/postgres-check-first   the same with the signature checked before
 //                                       the transaction joins a block, not at the commit gate
 //                                       while the server runs its statements (SignatureCheck).
+//   BM_Ledger_Write_OneEntity_Paired/postgres   the one-entity write interleaved in one run
+//                                       with the raw programs it is measured against (rounds of
+//                                       16 each, BM_WritePaired): counters raw_us, lean_us,
+//                                       raw_ratio, lean_ratio, ledger_over_lean, tx_per_s,
+//                                       switch_us.
 //   BM_Ledger_Write_OneEntity_FirstFill/sqlite   the same without the warm-up: a fresh log
 //                                       that grows by every commit.
 //   BM_Ledger_Write_Batch20/BACKEND     the same with 20 creates per transaction; items/s counts
@@ -116,6 +121,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -426,6 +432,123 @@ void BM_Write(benchmark::State& state, Backend b, std::uint64_t batch, bool http
   }
   WriteLoop(state, (*front)->client(), b, batch, warm);
 #endif
+}
+
+// The PostgreSQL one-entity write and the raw programs it is measured against, in one run:
+// rounds of kPairedRun ledger transactions (signed before the round), kPairedRun of the raw
+// program's transactions on the issue's rows and kPairedRun on the lean rows (the rows of the
+// store's format 4 as plain statements), each transaction timed alone and the three in a rotating
+// order. The separate rows' means moved 10-40% between runs minutes apart on this host
+// (bench-ledger-45, -48, -49), more than the gaps they were to measure; here every arm sees the
+// same minutes. Each arm's turn starts with one untimed transaction: the first after another
+// arm's turn took milliseconds (its server process and connection had gone idle), which a
+// separate row does not pay. The iteration time is the round's ledger time. Counters: raw_us,
+// lean_us (the raw programs' means a transaction), raw_ratio (the ledger's throughput over the
+// raw issue rows', the issue's ratio), lean_ratio (the lean rows' over the raw issue rows': the
+// data model's share), ledger_over_lean (the ledger's over its own rows': the code's share),
+// tx_per_s (the ledger's), p50_us / p99_us (the ledger's transactions), switch_us (the mean of
+// the untimed first transactions, all arms), ledger_cpu_us / raw_cpu_us / lean_cpu_us (this
+// thread's CPU a timed transaction of each arm). Also for postgres-check-first.
+constexpr std::uint64_t kPairedRun = 16;
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+void BM_WritePaired(benchmark::State& state, Backend b) {
+  ScratchLedger scratch(b);
+  if (!scratch.status().ok()) {
+    state.SkipWithError(("open: " + scratch.status().ToString()).c_str());
+    return;
+  }
+  const std::unique_ptr<RawPgOneEntity> raw = OpenRawPgOneEntity(false);
+  const std::unique_ptr<RawPgOneEntity> lean = OpenRawPgOneEntity(true);
+  for (const auto* r : {raw.get(), lean.get()}) {
+    if (!r->ok()) {
+      state.SkipWithError(("raw PostgreSQL set-up failed: " + r->error()).c_str());
+      return;
+    }
+  }
+  Ledger& ledger = *scratch.ledger();
+  Signer signer("veil.bench.ledger.paired.v1");
+  Latencies lat(state);
+  using Clock = std::chrono::steady_clock;
+  std::vector<Bytes> txs(kPairedRun + 1);
+  std::uint64_t written[3] = {0, 0, 0};  // each arm's entities so far
+  double total[3] = {0, 0, 0};           // each arm's timed seconds
+  double cpu[3] = {0, 0, 0};             // and this thread's CPU seconds in them
+  double switch_s = 0;
+  std::uint64_t round = 0;
+  std::string failed;
+  // One transaction of arm a (0 the ledger, 1 raw, 2 lean; txs[k] for the ledger): its seconds,
+  // or a negative value if it failed (`failed` says why).
+  const auto one = [&](int a, std::uint64_t k) -> double {
+    const double c0 = ThreadCpuSeconds();
+    const auto t0 = Clock::now();
+    bool good = false;
+    if (a == 0) {
+      auto r = ledger.Submit(txs[k]);
+      good = r.ok() && r->status.ok();
+      if (!good) failed = "submit: " + (r.ok() ? r->status.ToString() : r.status().ToString());
+    } else {
+      RawPgOneEntity& w = a == 1 ? *raw : *lean;
+      good = w.Write(written[a]);
+      if (!good) failed = "raw write: " + w.error();
+    }
+    ++written[a];
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (k != 0) cpu[a] += ThreadCpuSeconds() - c0;
+    return good ? s : -1;
+  };
+  for (auto _ : state) {
+    for (auto& tx : txs) {
+      auto signed_tx =
+          signer.SignCreates(written[0] + static_cast<std::uint64_t>(&tx - &txs[0]), 1);
+      if (!signed_tx.ok()) {
+        state.SkipWithError(("sign: " + signed_tx.status().ToString()).c_str());
+        return;
+      }
+      tx = std::move(signed_tx).value();
+    }
+    double ledger_round = 0;
+    for (int j = 0; j < 3; ++j) {
+      const int a = static_cast<int>((round + static_cast<std::uint64_t>(j)) % 3);
+      for (std::uint64_t k = 0; k <= kPairedRun; ++k) {
+        const double s = one(a, k);
+        if (s < 0) {
+          state.SkipWithError(failed.c_str());
+          return;
+        }
+        if (k == 0) {
+          switch_s += s;
+          continue;
+        }
+        total[a] += s;
+        if (a == 0) {
+          ledger_round += s;
+          lat.Add(s * 1e6);
+        }
+      }
+    }
+    state.SetIterationTime(ledger_round);
+    ++round;
+  }
+  if (round == 0) return;
+  const double n = static_cast<double>(round * kPairedRun);
+  state.counters["raw_us"] = total[1] / n * 1e6;
+  state.counters["lean_us"] = total[2] / n * 1e6;
+  state.counters["raw_ratio"] = total[1] / total[0];
+  state.counters["lean_ratio"] = total[1] / total[2];
+  state.counters["ledger_over_lean"] = total[2] / total[0];
+  state.counters["tx_per_s"] = n / total[0];
+  state.counters["switch_us"] = switch_s / static_cast<double>(round * 3) * 1e6;
+  state.counters["ledger_cpu_us"] = cpu[0] / n * 1e6;
+  state.counters["raw_cpu_us"] = cpu[1] / n * 1e6;
+  state.counters["lean_cpu_us"] = cpu[2] / n * 1e6;
+  lat.Report();
+  state.SetItemsProcessed(static_cast<std::int64_t>(n));
 }
 
 // K clients (threads) submitting one-entity transactions back to back, each waiting for its
@@ -1183,6 +1306,12 @@ void RegisterAll(const std::string& prefix, bool http) {
         for (std::int64_t n : sizes) bm->Arg(n);
       }
     };
+    if ((b == Backend::kPostgres || b == Backend::kPostgresCheckFirst) && !http) {
+      benchmark::RegisterBenchmark((prefix + "_Write_OneEntity_Paired" + suffix).c_str(),
+                                   BM_WritePaired, b)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
     if (b == Backend::kPostgresCheckFirst) continue;  // the one-entity row only
     if (b == Backend::kSqlitePage2K) {                // and the reads
       register_reads();
