@@ -29,11 +29,11 @@
 //   BM_Ledger_Write_OneEntity/postgres-check-first   the same with the signature checked before
 //                                       the transaction joins a block, not at the commit gate
 //                                       while the server runs its statements (SignatureCheck).
-//   BM_Ledger_Write_OneEntity_Paired/postgres   the one-entity write interleaved in one run
-//                                       with the raw programs it is measured against (rounds of
-//                                       16 each, BM_WritePaired): counters raw_us, lean_us,
-//                                       raw_ratio, lean_ratio, ledger_over_lean, tx_per_s,
-//                                       switch_us.
+//   BM_Ledger_Write_OneEntity_Paired/postgres, /postgres-check-first   the one-entity write
+//                                       interleaved in one run with the raw programs it is
+//                                       measured against (rounds of 16 each, BM_WritePaired):
+//                                       counters raw_us, lean_us, raw_ratio, lean_ratio,
+//                                       ledger_over_lean, tx_per_s, switch_us, *_cpu_us.
 //   BM_Ledger_Write_OneEntity_FirstFill/sqlite   the same without the warm-up: a fresh log
 //                                       that grows by every commit.
 //   BM_Ledger_Write_Batch20/BACKEND     the same with 20 creates per transaction; items/s counts
