@@ -123,6 +123,13 @@ Status JsonRpcDispatcher::Register(std::string method, Handler handler) {
 }
 
 Status JsonRpcDispatcher::RegisterRaw(std::string method, RawHandler handler) {
+  VEIL_CHECK_MSG(handler != nullptr, "JSON-RPC handler must not be empty");
+  return RegisterWithContext(std::move(method),
+                             [h = std::move(handler)](const JsonRpcCallContext&, const json& params,
+                                                      std::string* out) { return h(params, out); });
+}
+
+Status JsonRpcDispatcher::RegisterWithContext(std::string method, ContextHandler handler) {
   if (method.empty()) return InvalidArgument("a JSON-RPC method name must not be empty");
   if (method.rfind("rpc.", 0) == 0) {
     return InvalidArgument("JSON-RPC method names starting with \"rpc.\" are reserved");
@@ -133,7 +140,8 @@ Status JsonRpcDispatcher::RegisterRaw(std::string method, RawHandler handler) {
   return Status::Ok();
 }
 
-std::string JsonRpcDispatcher::Run(const JsonRpcRequest& request) const {
+std::string JsonRpcDispatcher::Run(const JsonRpcRequest& request,
+                                   const JsonRpcCallContext& context) const {
   json id = request.id.value_or(nullptr);
   auto it = handlers_.find(request.method);
   // Unregistered names share one label, so callers cannot grow the registry.
@@ -151,7 +159,7 @@ std::string JsonRpcDispatcher::Run(const JsonRpcRequest& request) const {
     try {
       // JsonRpcResultResponse's members in the order DumpJson writes them.
       response = "{\"id\":" + DumpJson(id) + ",\"jsonrpc\":\"2.0\",\"result\":";
-      const Status st = it->second(request.params, &response);
+      const Status st = it->second(context, request.params, &response);
       if (st.ok()) {
         response += '}';
       } else {
@@ -188,7 +196,8 @@ std::string JsonRpcDispatcher::Run(const JsonRpcRequest& request) const {
   return response;
 }
 
-std::string JsonRpcDispatcher::Handle(std::string_view body) const {
+std::string JsonRpcDispatcher::Handle(std::string_view body,
+                                      const JsonRpcCallContext& context) const {
   JsonRpcEnvelope env = DecodeJsonRpc(body, options_.max_batch);
   std::vector<std::string> responses;
   for (const JsonRpcItem& item : env.items) {
@@ -203,7 +212,7 @@ std::string JsonRpcDispatcher::Handle(std::string_view body) const {
       continue;
     }
     const auto& request = std::get<JsonRpcRequest>(item);
-    std::string response = Run(request);
+    std::string response = Run(request, context);
     if (request.id.has_value()) responses.push_back(std::move(response));
   }
   if (responses.empty()) return std::string();
@@ -219,7 +228,7 @@ std::string JsonRpcDispatcher::Handle(std::string_view body) const {
 
 void JsonRpcDispatcher::Mount(HttpServer& server, std::string path) const {
   server.Handle("POST", std::move(path), [this](const HttpRequest& req, HttpResponse& res) {
-    std::string body = Handle(req.body);
+    std::string body = Handle(req.body, JsonRpcCallContext{req.remote_addr});
     if (body.empty()) {
       res.status = 204;
       res.body.clear();

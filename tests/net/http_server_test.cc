@@ -9,11 +9,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "net/net_test_util.h"
 #include "veil/net/error_map.h"
@@ -46,7 +49,16 @@ std::uint16_t FreePort() {
 // A plain TCP connection to 127.0.0.1:port, for bytes no client library would send.
 class RawConnection {
  public:
-  explicit RawConnection(std::uint16_t port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+  // source: the loopback address to connect from (127.0.0.0/8 is all loopback), so that tests
+  // can play several client addresses.
+  explicit RawConnection(std::uint16_t port, const char* source = nullptr)
+      : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    if (source != nullptr) {
+      sockaddr_in from{};
+      from.sin_family = AF_INET;
+      inet_pton(AF_INET, source, &from.sin_addr);
+      bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from));
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -72,6 +84,7 @@ class RawConnection {
     while ((n = recv(fd_, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
     return out;
   }
+  bool ReadByte(char* c) { return recv(fd_, c, 1, 0) == 1; }
   // One response: its headers and a body of Content-Length bytes.
   std::string ReadResponse() {
     std::string out;
@@ -344,22 +357,24 @@ TEST_F(RpcServerTest, HttpLevelErrorsAreJson) {
     std::string out = server_->ServeRawForTesting(raw);
     return out.substr(0, out.find("\r\n"));
   };
-  EXPECT_EQ(status_of("PUT /rpc HTTP/1.1\r\nContent-Length: 0\r\n\r\n"),
+  EXPECT_EQ(status_of("PUT /rpc HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"),
             "HTTP/1.1 405 Method Not Allowed");
-  EXPECT_EQ(status_of("POST /rpc HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
-            "HTTP/1.1 411 Length Required");
-  EXPECT_EQ(status_of("POST /rpc HTTP/1.1\r\n\r\n"), "HTTP/1.1 411 Length Required");
   EXPECT_EQ(
-      status_of("POST /rpc HTTP/1.1\r\nContent-Length: 2\r\nContent-Encoding: gzip\r\n\r\n{}"),
+      status_of("POST /rpc HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+      "HTTP/1.1 411 Length Required");
+  EXPECT_EQ(status_of("POST /rpc HTTP/1.1\r\nHost: t\r\n\r\n"), "HTTP/1.1 411 Length Required");
+  EXPECT_EQ(
+      status_of(
+          "POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nContent-Encoding: gzip\r\n\r\n{}"),
       "HTTP/1.1 415 Unsupported Media Type");
   EXPECT_EQ(status_of("GARBAGE\r\n\r\n"), "HTTP/1.1 400 Bad Request");
-  EXPECT_EQ(
-      status_of("POST /rpc HTTP/1.1\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n"),
-      "HTTP/1.1 413 Payload Too Large");
+  EXPECT_EQ(status_of("POST /rpc HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999\r\nExpect: "
+                      "100-continue\r\n\r\n"),
+            "HTTP/1.1 413 Payload Too Large");
   // Two pipelined requests on one "connection".
   const std::string call = R"({"jsonrpc":"2.0","method":"add","params":[1,2],"id":1})";
   std::string two = server_->ServeRawForTesting(
-      "GET /health HTTP/1.1\r\n\r\nPOST /rpc HTTP/1.1\r\nContent-Length: " +
+      "GET /health HTTP/1.1\r\nHost: t\r\n\r\nPOST /rpc HTTP/1.1\r\nHost: t\r\nContent-Length: " +
       std::to_string(call.size()) + "\r\n\r\n" + call);
   EXPECT_NE(two.find("{\"status\":\"ok\"}"), std::string::npos) << two;
   EXPECT_NE(two.find(R"("result":3)"), std::string::npos) << two;
@@ -735,6 +750,230 @@ TEST(HttpServerHealth, FailingCheckIs503) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->status, 503);
   EXPECT_EQ(json::parse(r->body)["message"], "unavailable: database unreachable");
+}
+
+// ---- Hostile clients: header floods, slow clients, smuggling, connection and body caps ----
+
+using Clock = std::chrono::steady_clock;
+
+// GET /health on a fresh connection from `source`: whether a 200 came within `deadline`.
+bool HealthWithin(std::uint16_t port, milliseconds deadline, const char* source = nullptr) {
+  const auto t0 = Clock::now();
+  RawConnection c(port, source);
+  if (!c.connected() || !c.Send("GET /health HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")) {
+    return false;
+  }
+  const std::string reply = c.ReadToEnd();
+  return reply.rfind("HTTP/1.1 200", 0) == 0 && Clock::now() - t0 < deadline;
+}
+
+std::size_t ResidentBytes() {
+  long pages = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<std::size_t>(resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+TEST(HttpServerHostile, HeaderFloodsAreRefusedAtTheHeadLimit) {
+  HttpServer s({});
+  ASSERT_TRUE(s.Start().ok());
+  {
+    RawConnection c(s.port());
+    std::string head = "GET /health HTTP/1.1\r\nHost: t\r\n";
+    for (int i = 0; i < 200; ++i) head += "X-" + std::to_string(i) + ": v\r\n";
+    ASSERT_TRUE(c.Send(head + "\r\n"));
+    const std::string reply = c.ReadToEnd();
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 431") << reply;
+    EXPECT_NE(reply.find("more than 64 header fields"), std::string::npos) << reply;
+    EXPECT_EQ(CountOf(reply, "HTTP/1.1 "), 1u);
+  }
+  {
+    // 16 MiB of one header line: the server stops taking it at its head limit (16 KiB, plus what
+    // it drops while closing and what the sockets' buffers hold), and does not grow.
+    const std::size_t before = ResidentBytes();
+    RawConnection c(s.port());
+    ASSERT_TRUE(c.Send("GET /health HTTP/1.1\r\nHost: t\r\nX: "));
+    const std::string chunk(64 * 1024, 'a');
+    int sent = 0;
+    while (sent < 256 && c.Send(chunk)) ++sent;
+    EXPECT_LT(sent, 256) << "the server kept reading an endless header line";
+    EXPECT_LT(ResidentBytes(), before + (32u << 20));
+  }
+  EXPECT_TRUE(HealthWithin(s.port(), milliseconds(2000)));
+}
+
+TEST(HttpServerHostile, SlowClientsAreCutAtTheHeadDeadlineAndDoNotStarveHealth) {
+  HttpServerOptions o;
+  o.worker_threads = 2;
+  o.head_timeout = milliseconds(1000);
+  o.read_timeout = milliseconds(5000);
+  HttpServer s(std::move(o));
+  ASSERT_TRUE(s.Start().ok());
+  // Sixteen clients (eight times the workers) from another address, each sending its head a
+  // byte every 100 ms: never silent long enough for read_timeout.
+  std::vector<std::unique_ptr<RawConnection>> slow;
+  for (int i = 0; i < 16; ++i) {
+    slow.push_back(std::make_unique<RawConnection>(s.port(), "127.0.0.2"));
+    ASSERT_TRUE(slow.back()->connected());
+  }
+  const std::string head = "GET /health HTTP/1.1\r\nHost: t\r\nX-Padding: " + std::string(64, 'p');
+  const auto t0 = Clock::now();
+  std::atomic<bool> done{false};
+  std::thread drip([&] {
+    for (std::size_t i = 0; i < head.size() && !done.load(); ++i) {
+      for (auto& c : slow) c->Send(std::string(1, head[i]));
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+  });
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_TRUE(HealthWithin(s.port(), milliseconds(500))) << "health starved, round " << i;
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+  // Every slow client gets 408 at the head deadline and its connection closes.
+  for (auto& c : slow) {
+    const std::string reply = c->ReadToEnd();
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 408") << reply;
+  }
+  EXPECT_LT(Clock::now() - t0, milliseconds(4000));
+  done.store(true);
+  drip.join();
+  EXPECT_GE(
+      MetricValue(s.metrics().RenderPrometheus(), R"(veil_http_timeouts_total{phase="head"})"), 16);
+}
+
+TEST(HttpServerHostile, AGetWithABodyIsRefusedAndItsBodyIsNeverARequest) {
+  HttpServer s({});
+  std::atomic<int> metrics_reads{0};
+  s.Handle("GET", "/count", [&](const HttpRequest&, HttpResponse& res) {
+    metrics_reads.fetch_add(1);
+    res.body = "{}";
+  });
+  ASSERT_TRUE(s.Start().ok());
+  const std::string smuggled = "GET /count HTTP/1.1\r\nHost: t\r\n\r\n";
+  for (const std::string& framing : {"Content-Length: " + std::to_string(smuggled.size()) + "\r\n",
+                                     std::string("Transfer-Encoding: chunked\r\n")}) {
+    RawConnection c(s.port());
+    ASSERT_TRUE(c.Send("GET /health HTTP/1.1\r\nHost: t\r\n" + framing + "\r\n" + smuggled));
+    const std::string reply = c.ReadToEnd();
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 400") << reply;
+    EXPECT_EQ(CountOf(reply, "HTTP/1.1 "), 1u) << reply;
+  }
+  {
+    // A POST with both framings: neither is believed.
+    RawConnection c(s.port());
+    ASSERT_TRUE(
+        c.Send("POST /count HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n"
+               "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" +
+               smuggled));
+    const std::string reply = c.ReadToEnd();
+    EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 400") << reply;
+    EXPECT_EQ(CountOf(reply, "HTTP/1.1 "), 1u) << reply;
+  }
+  EXPECT_EQ(metrics_reads.load(), 0);
+}
+
+TEST(HttpServerHostile, ConnectionsPerClientAddressAreCapped) {
+  HttpServerOptions o;
+  o.max_connections_per_client = 3;
+  HttpServer s(std::move(o));
+  ASSERT_TRUE(s.Start().ok());
+  std::vector<std::unique_ptr<RawConnection>> held;
+  for (int i = 0; i < 3; ++i) {
+    held.push_back(std::make_unique<RawConnection>(s.port(), "127.0.0.2"));
+    ASSERT_TRUE(held.back()->connected());
+  }
+  std::this_thread::sleep_for(milliseconds(100));  // the server has accepted them
+  RawConnection fourth(s.port(), "127.0.0.2");
+  ASSERT_TRUE(fourth.connected());
+  const std::string reply = fourth.ReadToEnd();
+  EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 503") << reply;
+  EXPECT_NE(reply.find("too many connections from this client address"), std::string::npos);
+  // Other addresses are served; and a held connection still works.
+  EXPECT_TRUE(HealthWithin(s.port(), milliseconds(2000), "127.0.0.3"));
+  ASSERT_TRUE(held[0]->Send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n"));
+  EXPECT_EQ(held[0]->ReadResponse().substr(0, 12), "HTTP/1.1 200");
+  EXPECT_EQ(MetricValue(s.metrics().RenderPrometheus(),
+                        R"(veil_http_connections_refused_total{reason="per_client"})"),
+            1);
+}
+
+TEST(HttpServerHostile, AFullServerEvictsIdleConnectionsAndRefusesTheRest) {
+  HttpServerOptions o;
+  o.max_connections = 4;
+  HttpServer s(std::move(o));
+  ASSERT_TRUE(s.Start().ok());
+  std::vector<std::unique_ptr<RawConnection>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<RawConnection>(s.port()));
+    ASSERT_TRUE(idle.back()->Send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n"));
+    ASSERT_EQ(idle.back()->ReadResponse().substr(0, 12), "HTTP/1.1 200");
+  }
+  // Full of idle keep-alive connections: a new client takes the place of the longest idle one.
+  EXPECT_TRUE(HealthWithin(s.port(), milliseconds(2000)));
+  EXPECT_EQ(idle[0]->ReadToEnd(), "");  // closed by the server
+  // Full of connections mid-request: a new one is refused.
+  std::vector<std::unique_ptr<RawConnection>> busy;
+  for (int i = 0; i < 4; ++i) {
+    busy.push_back(std::make_unique<RawConnection>(s.port()));
+    ASSERT_TRUE(busy.back()->Send("GET /health HTTP/1.1\r\n"));
+  }
+  std::this_thread::sleep_for(milliseconds(100));
+  RawConnection refused(s.port());
+  const std::string reply = refused.ReadToEnd();
+  EXPECT_EQ(reply.substr(0, 12), "HTTP/1.1 503") << reply;
+  EXPECT_NE(reply.find("connection limit"), std::string::npos) << reply;
+}
+
+TEST(HttpServerHostile, BodiesBeingReceivedShareABoundedBudget) {
+  HttpServerOptions o;
+  o.max_body_bytes = 64 * 1024;
+  o.max_buffered_body_bytes = 100 * 1024;  // one client may hold 64 KiB of it
+  HttpServer s(std::move(o));
+  s.Handle("POST", "/sink", [](const HttpRequest& req, HttpResponse& res) {
+    res.body = "{\"len\":" + std::to_string(req.body.size()) + "}";
+  });
+  ASSERT_TRUE(s.Start().ok());
+  const std::string head = "POST /sink HTTP/1.1\r\nHost: t\r\nContent-Length: 60000\r\n\r\n";
+  RawConnection a(s.port(), "127.0.0.2");
+  ASSERT_TRUE(a.Send(head + std::string(1000, 'a')));
+  std::this_thread::sleep_for(milliseconds(100));
+  // The same client's second body would pass its share; another client's, the total.
+  RawConnection a2(s.port(), "127.0.0.2");
+  ASSERT_TRUE(a2.Send(head));
+  EXPECT_EQ(a2.ReadToEnd().substr(0, 12), "HTTP/1.1 503");
+  RawConnection b(s.port(), "127.0.0.3");
+  ASSERT_TRUE(b.Send(head));
+  const std::string refused = b.ReadToEnd();
+  EXPECT_EQ(refused.substr(0, 12), "HTTP/1.1 503") << refused;
+  EXPECT_NE(refused.find("retry later"), std::string::npos);
+  // The first body completes and is served; its room comes back.
+  ASSERT_TRUE(a.Send(std::string(59000, 'a')));
+  EXPECT_NE(a.ReadResponse().find("{\"len\":60000}"), std::string::npos);
+  RawConnection c(s.port(), "127.0.0.3");
+  ASSERT_TRUE(c.Send(head + std::string(60000, 'c')));
+  EXPECT_NE(c.ReadResponse().find("{\"len\":60000}"), std::string::npos);
+}
+
+TEST(HttpServerHostile, ExpectContinueGetsTheGoAheadOnlyWithinTheLimit) {
+  HttpServerOptions o;
+  o.max_body_bytes = 1024;
+  HttpServer s(std::move(o));
+  s.Handle("POST", "/sink", [](const HttpRequest& req, HttpResponse& res) {
+    res.body = "{\"len\":" + std::to_string(req.body.size()) + "}";
+  });
+  ASSERT_TRUE(s.Start().ok());
+  RawConnection c(s.port());
+  ASSERT_TRUE(
+      c.Send("POST /sink HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n"
+             "Expect: 100-continue\r\n\r\n"));
+  std::string cont;
+  char ch;
+  while (cont.find("\r\n\r\n") == std::string::npos && c.ReadByte(&ch)) cont += ch;
+  EXPECT_EQ(cont, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(c.Send("0123456789"));
+  EXPECT_NE(c.ReadResponse().find("{\"len\":10}"), std::string::npos);
 }
 
 }  // namespace

@@ -18,7 +18,9 @@
 // which is the only text of a handler that reaches the caller: handlers must never put a secret
 // in it. An exception escaping a handler becomes -32602 (a nlohmann::json type or key error, i.e.
 // params of the wrong shape) or -32603 "internal error" (anything else, its text not sent).
-// Handlers receive the "params" value, or null when the request had none.
+// Handlers receive the "params" value, or null when the request had none; a context handler also
+// receives the call's JsonRpcCallContext (who is calling), so that it can count work against
+// the caller (every call of a batch carries the same context).
 //
 // Thread safety: DecodeJsonRpc is pure. Register every method before the server starts; after
 // that Handle may run concurrently from any number of threads (handlers must be thread-safe).
@@ -75,6 +77,12 @@ nlohmann::json JsonRpcResultResponse(nlohmann::json result, nlohmann::json id);
 // Serialises a response; strings that are not valid UTF-8 are replaced rather than thrown on.
 std::string DumpJson(const nlohmann::json& value);
 
+// Who made a call: the HTTP peer's address when the dispatcher is mounted on a server, empty
+// for in-process calls.
+struct JsonRpcCallContext {
+  std::string peer;  // the client's IP address, as HttpRequest::remote_addr gives it
+};
+
 struct JsonRpcDispatcherOptions {
   std::size_t max_batch = kDefaultMaxBatch;
 };
@@ -87,6 +95,9 @@ class JsonRpcDispatcher {
   // DOM would cost more than the work behind them (a ledger page of 200 entities); the text is
   // not copied again on its way to the socket. On an error status *out is discarded.
   using RawHandler = std::function<Status(const nlohmann::json& params, std::string* out)>;
+  // A RawHandler that also receives the call's context.
+  using ContextHandler = std::function<Status(const JsonRpcCallContext& context,
+                                              const nlohmann::json& params, std::string* out)>;
 
   // metrics may be null; when set, per-method counts, errors and latency are recorded there.
   explicit JsonRpcDispatcher(JsonRpcDispatcherOptions options = {},
@@ -96,21 +107,22 @@ class JsonRpcDispatcher {
   // with "rpc." (reserved by the spec).
   Status Register(std::string method, Handler handler);
   Status RegisterRaw(std::string method, RawHandler handler);
+  Status RegisterWithContext(std::string method, ContextHandler handler);
 
   // Runs one HTTP body and returns the response body; empty when the body held only
   // notifications (the HTTP layer then answers 204 No Content).
-  std::string Handle(std::string_view body) const;
+  std::string Handle(std::string_view body, const JsonRpcCallContext& context = {}) const;
 
-  // Serves Handle at `path` (POST only) on the server.
+  // Serves Handle at `path` (POST only) on the server, with the peer's address as the context.
   void Mount(HttpServer& server, std::string path = "/rpc") const;
 
  private:
   // The response's JSON text.
-  std::string Run(const JsonRpcRequest& request) const;
+  std::string Run(const JsonRpcRequest& request, const JsonRpcCallContext& context) const;
 
   JsonRpcDispatcherOptions options_;
   std::shared_ptr<MetricsRegistry> metrics_;
-  std::map<std::string, RawHandler, std::less<>> handlers_;
+  std::map<std::string, ContextHandler, std::less<>> handlers_;
 };
 
 }  // namespace veil::net
