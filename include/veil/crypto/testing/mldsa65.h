@@ -4,8 +4,8 @@
 // the caller forms, skipping pure ML-DSA's domain separation (0 || |ctx| || ctx), and take rnd from
 // the caller.
 //
-// Product code uses MlDsa65Sign and MlDsa65Verify (veil/crypto/mldsa65.h); this header must not be
-// included outside tests/, fuzz/, bench/ and apps/veil-vectors/.
+// Product code uses MlDsa65Sign and MlDsa65Verify (veil/crypto/mldsa65.h); nothing outside tests/,
+// fuzz/, bench/, apps/veil-vectors/ and the file that defines these functions includes this header.
 //
 // The namespace is for_testing rather than testing so that it does not hide GoogleTest's
 // ::testing in test code that lives in veil::crypto.

@@ -1,10 +1,10 @@
 // ML-KEM-768's internal functions (FIPS 203 sec. 6), for tests, fuzzers and the conformance runner
-// only: FIPS 203 reserves them for testing, since the caller picks the randomness (d, z, m) that
+// only: FIPS 203 specifies them for testing, since the caller picks the randomness (d, z, m) that
 // the product API draws itself. A reused or predictable m gives away the shared secret.
 //
 // Product code uses veil/crypto/mlkem768.h (MlKem768KeyGen, MlKem768Encaps, and
-// MlKem768DecapsulationKey::FromSeed for keys stored as seeds); this header must not be included
-// outside tests/, fuzz/, bench/ and apps/veil-vectors/.
+// MlKem768DecapsulationKey::FromSeed for keys stored as seeds); nothing outside tests/, fuzz/,
+// bench/, apps/veil-vectors/ and the file that defines these functions includes this header.
 //
 // The namespace is for_testing rather than testing so that it does not hide GoogleTest's
 // ::testing in test code that lives in veil::crypto.
