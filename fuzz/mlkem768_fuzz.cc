@@ -19,6 +19,7 @@
 
 #include "../src/crypto/mlkem/simd.h"
 #include "veil/crypto/mlkem768.h"
+#include "veil/crypto/testing/mlkem768.h"
 
 namespace {
 
@@ -39,8 +40,8 @@ Secret<32> Fixed(std::uint8_t seed) {
 }
 
 const veil::crypto::MlKem768KeyPair& FixedKeyPair() {
-  static const auto* kp =
-      new veil::crypto::MlKem768KeyPair(veil::crypto::MlKem768KeyGenInternal(Fixed(1), Fixed(2)));
+  static const auto* kp = new veil::crypto::MlKem768KeyPair(
+      veil::crypto::for_testing::MlKem768KeyGenInternal(Fixed(1), Fixed(2)));
   return *kp;
 }
 
@@ -50,7 +51,7 @@ void DecodeKeys(ByteView in) {
     Check(ek->bytes().size() == in.size());
     Check(std::equal(in.begin(), in.end(), ek->bytes().begin()));
     // Any valid ek can be encapsulated to; the fixed dk gets a ciphertext not meant for it.
-    const auto enc = veil::crypto::MlKem768EncapsInternal(*ek, Fixed(4));
+    const auto enc = veil::crypto::for_testing::MlKem768EncapsInternal(*ek, Fixed(4));
     Check(veil::crypto::MlKem768Decaps(FixedKeyPair().dk, enc.ciphertext).ok());
   }
   auto dk = MlKem768DecapsulationKey::Decode(in);
@@ -73,7 +74,8 @@ void OverlayValidKeys(ByteView in) {
   auto overlaid_ek = MlKem768EncapsulationKey::Decode(ek);
   if (overlaid_ek.ok()) {
     Check(veil::crypto::MlKem768Decaps(
-              kp.dk, veil::crypto::MlKem768EncapsInternal(*overlaid_ek, Fixed(7)).ciphertext)
+              kp.dk,
+              veil::crypto::for_testing::MlKem768EncapsInternal(*overlaid_ek, Fixed(7)).ciphertext)
               .ok());
   }
   veil::crypto::SecretBytes dk = kp.dk.Encode();
@@ -81,7 +83,7 @@ void OverlayValidKeys(ByteView in) {
   auto overlaid_dk = MlKem768DecapsulationKey::Decode(dk.Expose());
   if (in.size() <= 1152) Check(overlaid_dk.ok());
   if (overlaid_dk.ok()) {
-    const auto enc = veil::crypto::MlKem768EncapsInternal(kp.ek, Fixed(8));
+    const auto enc = veil::crypto::for_testing::MlKem768EncapsInternal(kp.ek, Fixed(8));
     Check(veil::crypto::MlKem768Decaps(*overlaid_dk, enc.ciphertext).ok());
   }
 }
@@ -115,7 +117,7 @@ void PatchValidKeys(ByteView in) {
   auto patched_ek = MlKem768EncapsulationKey::Decode(ek);
   if (ek_same) Check(patched_ek.ok());
   if (patched_ek.ok()) {
-    const auto enc = veil::crypto::MlKem768EncapsInternal(*patched_ek, Fixed(5));
+    const auto enc = veil::crypto::for_testing::MlKem768EncapsInternal(*patched_ek, Fixed(5));
     Check(veil::crypto::MlKem768Decaps(kp.dk, enc.ciphertext).ok());
   }
 
@@ -130,7 +132,7 @@ void PatchValidKeys(ByteView in) {
   // dk_PKE and z are not checked by the standard.
   Check(patched_dk.ok() == (dk_same || !in_checked_part));
   if (patched_dk.ok()) {
-    const auto enc = veil::crypto::MlKem768EncapsInternal(kp.ek, Fixed(6));
+    const auto enc = veil::crypto::for_testing::MlKem768EncapsInternal(kp.ek, Fixed(6));
     auto k = veil::crypto::MlKem768Decaps(*patched_dk, enc.ciphertext);
     Check(k.ok());
     // z only enters the implicit-rejection key, so a valid ciphertext still gives the real key.

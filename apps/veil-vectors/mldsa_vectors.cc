@@ -17,6 +17,7 @@
 #include "veil/base/encoding.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/mldsa65.h"
+#include "veil/crypto/testing/mldsa65.h"
 #include "wycheproof.h"
 
 namespace veil::vectors {
@@ -126,7 +127,7 @@ Status AcvpSigGen(Report& r, const json& g) {
     if (iface.external_mu) {
       VEIL_ASSIGN_OR_RETURN(Bytes mu, Hex(t, "mu"));
       if (mu.size() != 64) return InvalidArgument(CaseName(t) + ": mu is not 64 bytes");
-      got = crypto::MlDsa65SignExternalMu(*sk, ByteView(mu).first<64>(), seed);
+      got = crypto::for_testing::MlDsa65SignExternalMu(*sk, ByteView(mu).first<64>(), seed);
     } else {
       VEIL_ASSIGN_OR_RETURN(Bytes msg, Hex(t, "message"));
       Bytes m_prime = msg;
@@ -136,7 +137,7 @@ Status AcvpSigGen(Report& r, const json& g) {
         if (c.size() > 255) return InvalidArgument(CaseName(t) + ": context over 255 bytes");
         m_prime = PureMessage(c, msg);
       }
-      got = crypto::MlDsa65SignInternal(*sk, m_prime, seed);
+      got = crypto::for_testing::MlDsa65SignInternal(*sk, m_prime, seed);
     }
     r.Expect(SameBytes(got, want), CaseName(t) + ": signature mismatch");
   }
@@ -161,11 +162,11 @@ Status AcvpSigVer(Report& r, const json& g) {
       if (iface.external_mu) {
         VEIL_ASSIGN_OR_RETURN(Bytes mu, Hex(t, "mu"));
         if (mu.size() != 64) return InvalidArgument(CaseName(t) + ": mu is not 64 bytes");
-        s = crypto::MlDsa65VerifyExternalMu(*pk, ByteView(mu).first<64>(), sig);
+        s = crypto::for_testing::MlDsa65VerifyExternalMu(*pk, ByteView(mu).first<64>(), sig);
       } else {
         VEIL_ASSIGN_OR_RETURN(Bytes msg, Hex(t, "message"));
         if (iface.internal) {
-          s = crypto::MlDsa65VerifyInternal(*pk, msg, sig);
+          s = crypto::for_testing::MlDsa65VerifyInternal(*pk, msg, sig);
         } else {
           VEIL_ASSIGN_OR_RETURN(std::optional<Bytes> ctx, OptionalHex(t, "context"));
           s = crypto::MlDsa65Verify(*pk, msg, ctx.value_or(Bytes{}), sig);
@@ -226,21 +227,22 @@ Result<Outcome> WycheproofSignCase(const json& g, const json& t) {
     if (context.size() > crypto::kMlDsaMaxContextSize) {
       return Rejected(InvalidArgument("context longer than 255 bytes"));
     }
-    got = crypto::MlDsa65SignInternal(*sk, PureMessage(context, *msg), seed);
+    got = crypto::for_testing::MlDsa65SignInternal(*sk, PureMessage(context, *msg), seed);
     if (mu && pk) {
-      auto mine = crypto::MlDsa65ComputeMu(*pk, *msg, context);
+      auto mine = crypto::for_testing::MlDsa65ComputeMu(*pk, *msg, context);
       if (!mine.ok() || !SameBytes(*mine, *mu)) return Outcome{false, "mu mismatch"};
     }
   } else if (mu) {
     if (mu->size() != crypto::kMlDsa65MuSize) return InvalidArgument("mu is not 64 bytes");
-    got = crypto::MlDsa65SignExternalMu(*sk, ByteView(*mu).first<64>(), seed);
+    got = crypto::for_testing::MlDsa65SignExternalMu(*sk, ByteView(*mu).first<64>(), seed);
   } else {
     return InvalidArgument(CaseName(t) + ": neither msg nor mu");
   }
   if (!SameBytes(got, want)) return Outcome{false, "signature mismatch: got " + HexEncode(got)};
   if (pk) {
-    const Status v = msg ? crypto::MlDsa65Verify(*pk, *msg, context, got)
-                         : crypto::MlDsa65VerifyExternalMu(*pk, ByteView(*mu).first<64>(), got);
+    const Status v =
+        msg ? crypto::MlDsa65Verify(*pk, *msg, context, got)
+            : crypto::for_testing::MlDsa65VerifyExternalMu(*pk, ByteView(*mu).first<64>(), got);
     if (!v.ok()) return Outcome{false, "own signature does not verify: " + v.ToString()};
   }
   return Outcome{true, ""};
@@ -259,7 +261,7 @@ Result<Outcome> WycheproofVerifyCase(const json& g, const json& t) {
     s = crypto::MlDsa65Verify(*pk, *msg, ctx.value_or(Bytes{}), sig);
   } else if (mu) {
     if (mu->size() != crypto::kMlDsa65MuSize) return Rejected(InvalidArgument("mu size"));
-    s = crypto::MlDsa65VerifyExternalMu(*pk, ByteView(*mu).first<64>(), sig);
+    s = crypto::for_testing::MlDsa65VerifyExternalMu(*pk, ByteView(*mu).first<64>(), sig);
   } else {
     return InvalidArgument(CaseName(t) + ": neither msg nor mu");
   }

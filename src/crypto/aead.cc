@@ -64,9 +64,10 @@ Result<AesGcm> AesGcm::Create(ByteView key) {
 
 namespace {
 
-// H = AES_K(0^128), the GHASH key.
-internal::Block GhashKey(ByteView key) {
-  internal::Block h{};
+// H = AES_K(0^128), the GHASH key, into the caller's h (not returned: a returned copy may be left
+// in this frame).
+void GhashKey(ByteView key, internal::Block& h) {
+  h.fill(0);
   std::unique_ptr<EVP_CIPHER_CTX, CipherCtxDeleter> ecb(EVP_CIPHER_CTX_new());
   const char* name = key.size() == 16   ? "AES-128-ECB"
                      : key.size() == 24 ? "AES-192-ECB"
@@ -79,20 +80,24 @@ internal::Block GhashKey(ByteView key) {
                   EVP_EncryptUpdate(ecb.get(), h.data(), &len, h.data(), 16) == 1;
   EVP_CIPHER_free(cipher);
   VEIL_CHECK(ok && len == 16);
-  return h;
 }
 
 Status AesGcmStart(EVP_CIPHER_CTX* c, std::size_t& current_iv_len, ByteView key, ByteView iv,
                    int enc) {
   if (iv.empty()) return InvalidArgument("AES-GCM: IV must not be empty");
-  internal::Block equivalent_iv;
+  // Both wiped on every return: H is the GHASH key, and IV' with the long IV gives it away
+  // (gcm_long_iv.h).
+  struct Wiped {
+    internal::Block h;
+    internal::Block equivalent_iv;
+    ~Wiped() { SecureWipe(this, sizeof *this); }
+  } w;
   if (iv.size() > AesGcm::kMaxIvSize) {
     // OpenSSL keeps at most 128 IV bytes; SP 800-38D allows up to 2^64 bits. Map the long IV to
     // the 16-byte IV with the same pre-counter block (gcm_long_iv.h).
-    internal::Block h = GhashKey(key);
-    equivalent_iv = internal::GcmEquivalentIv(h, iv);
-    SecureWipe(h.data(), h.size());
-    iv = equivalent_iv;
+    GhashKey(key, w.h);
+    internal::GcmEquivalentIv(w.h, iv, w.equivalent_iv);
+    iv = w.equivalent_iv;
   }
   if (iv.size() != current_iv_len) {
     if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(iv.size()), nullptr) != 1) {
@@ -114,6 +119,7 @@ void AesGcmAad(EVP_CIPHER_CTX* c, ByteView aad) {
 }  // namespace
 
 Status AesGcm::Seal(ByteView iv, ByteView aad, ByteView plaintext, MutableByteView out) {
+  VEIL_CHECK_MSG(ctx_ != nullptr, "AES-GCM: use of a moved-from object");
   if (!FitsInt(plaintext.size()) || !FitsInt(aad.size())) {
     return InvalidArgument("AES-GCM: input too long");
   }
@@ -133,6 +139,7 @@ Status AesGcm::Seal(ByteView iv, ByteView aad, ByteView plaintext, MutableByteVi
 }
 
 Status AesGcm::Open(ByteView iv, ByteView aad, ByteView ciphertext, MutableByteView out) {
+  VEIL_CHECK_MSG(ctx_ != nullptr, "AES-GCM: use of a moved-from object");
   if (ciphertext.size() < kTagSize) return VerificationFailed();
   if (!FitsInt(ciphertext.size()) || !FitsInt(aad.size())) {
     return InvalidArgument("AES-GCM: input too long");
@@ -180,7 +187,13 @@ Result<Aead> Aead::Create(AeadAlg alg, ByteView key) {
   return a;
 }
 
+void Aead::CheckNotMovedFrom() const {
+  // A live object holds its key in one of the two; a moved-from one in neither.
+  VEIL_CHECK_MSG(aes_ != nullptr || !key_.empty(), "AEAD: use of a moved-from object");
+}
+
 Status Aead::SealInto(ByteView nonce, ByteView aad, ByteView plaintext, MutableByteView out) {
+  CheckNotMovedFrom();
   if (nonce.size() != nonce_size()) {
     return InvalidArgument(std::string(AeadName(alg_)) + ": nonce must be " +
                            std::to_string(nonce_size()) + " bytes");
@@ -213,6 +226,7 @@ Result<Bytes> Aead::Seal(ByteView nonce, ByteView aad, ByteView plaintext) {
 }
 
 Status Aead::OpenInto(ByteView nonce, ByteView aad, ByteView ciphertext, MutableByteView out) {
+  CheckNotMovedFrom();
   if (nonce.size() != nonce_size()) {
     return InvalidArgument(std::string(AeadName(alg_)) + ": nonce must be " +
                            std::to_string(nonce_size()) + " bytes");

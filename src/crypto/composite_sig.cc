@@ -49,19 +49,25 @@ Result<CompositeVerifyingKey> CompositeVerifyingKey::Decode(ByteView encoded) {
   return CompositeVerifyingKey(std::move(s));
 }
 
+const CompositeVerifyingKey::State& CompositeVerifyingKey::Live() const {
+  VEIL_CHECK_MSG(s_ != nullptr, "composite signature: use of a moved-from verifying key");
+  return *s_;
+}
+
 const std::array<std::uint8_t, kCompositePublicKeySize>& CompositeVerifyingKey::bytes() const {
-  return s_->bytes;
+  return Live().bytes;
 }
 
 Status CompositeVerifyingKey::Verify(ByteView message, ByteView context, ByteView signature) const {
   if (signature.size() != kCompositeSignatureSize) {
     return InvalidArgument("composite signature: signature must be 3373 bytes");
   }
+  const State& s = Live();
   VEIL_ASSIGN_OR_RETURN(Bytes m_prime, MessageRepresentative(message, context));
   // Both are checked (no early exit) so the time does not tell which component failed.
-  const Status a = MlDsa65Verify(*s_->mldsa, m_prime, Label(), signature.first(kMlDsaSig));
+  const Status a = MlDsa65Verify(*s.mldsa, m_prime, Label(), signature.first(kMlDsaSig));
   const Status b =
-      Ed25519Verify(ByteView(s_->bytes).subspan(kMlDsaPk), m_prime, signature.subspan(kMlDsaSig));
+      Ed25519Verify(ByteView(s.bytes).subspan(kMlDsaPk), m_prime, signature.subspan(kMlDsaSig));
   if (!a.ok() || !b.ok()) return VerificationFailed();
   return Status::Ok();
 }
@@ -100,22 +106,30 @@ CompositeSigningKey CompositeSigningKey::Generate() {
   return Decode(sk.Expose()).value();  // a 64-byte key always decodes
 }
 
+const CompositeSigningKey::State& CompositeSigningKey::Live() const {
+  VEIL_CHECK_MSG(s_ != nullptr, "composite signature: use of a moved-from signing key");
+  return *s_;
+}
+
 SecretBytes CompositeSigningKey::Encode() const {
+  const State& s = Live();
   SecretBytes out(kCompositePrivateKeySize);
-  const Secret<kEd25519SeedSize> ed_seed = s_->ed25519->seed();
-  std::memcpy(out.ExposeMutable().data(), s_->mldsa_seed.Expose().data(), 32);
+  const Secret<kEd25519SeedSize> ed_seed = s.ed25519->seed();
+  std::memcpy(out.ExposeMutable().data(), s.mldsa_seed.Expose().data(), 32);
   std::memcpy(out.ExposeMutable().data() + 32, ed_seed.Expose().data(), 32);
   return out;
 }
 
-const CompositeVerifyingKey& CompositeSigningKey::verifying_key() const { return *s_->verifying; }
+const CompositeVerifyingKey& CompositeSigningKey::verifying_key() const {
+  return *Live().verifying;
+}
 
 Result<CompositeSignature> CompositeSigningKey::Sign(ByteView message, ByteView context,
                                                      MlDsaSigning mode) const {
+  const State& s = Live();
   VEIL_ASSIGN_OR_RETURN(Bytes m_prime, MessageRepresentative(message, context));
-  VEIL_ASSIGN_OR_RETURN(MlDsa65Signature mldsa_sig,
-                        MlDsa65Sign(*s_->mldsa, m_prime, Label(), mode));
-  const Ed25519Signature ed_sig = s_->ed25519->Sign(m_prime);
+  VEIL_ASSIGN_OR_RETURN(MlDsa65Signature mldsa_sig, MlDsa65Sign(*s.mldsa, m_prime, Label(), mode));
+  const Ed25519Signature ed_sig = s.ed25519->Sign(m_prime);
   CompositeSignature sig;
   std::memcpy(sig.data(), mldsa_sig.data(), kMlDsaSig);
   std::memcpy(sig.data() + kMlDsaSig, ed_sig.data(), ed_sig.size());

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "veil/crypto/secret.h"
+
 namespace veil::crypto::internal {
 namespace {
 
@@ -17,13 +19,11 @@ U128 Load(const Block& b) {
   return v;
 }
 
-Block Store(U128 v) {
-  Block b;
+void Store(U128 v, Block& b) {
   for (int i = 7; i >= 0; --i, v.hi >>= 8)
     b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.hi);
   for (int i = 15; i >= 8; --i, v.lo >>= 8)
     b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v.lo);
-  return b;
 }
 
 // SP 800-38D Algorithm 1, with masks instead of branches.
@@ -45,6 +45,8 @@ U128 Mul(U128 x, U128 y) {
 
 U128 Xor(U128 a, U128 b) { return {a.hi ^ b.hi, a.lo ^ b.lo}; }
 
+void Wipe(U128& v) { SecureWipe(&v, sizeof v); }
+
 // a^(2^128 - 2) = a^-1 for a != 0: the product of a^(2^i) for i = 1..127.
 U128 Inverse(U128 a) {
   U128 result{0x8000000000000000ull, 0};  // the field's 1 in GCM bit order
@@ -53,15 +55,22 @@ U128 Inverse(U128 a) {
     t = Mul(t, t);
     result = Mul(result, t);
   }
+  Wipe(t);  // a power of a, as secret as a
   return result;
 }
 
 }  // namespace
 
-Block GcmMul(const Block& x, const Block& y) { return Store(Mul(Load(x), Load(y))); }
+Block GcmMul(const Block& x, const Block& y) {
+  Block b;
+  Store(Mul(Load(x), Load(y)), b);
+  return b;
+}
 
-Block GcmEquivalentIv(const Block& h_bytes, ByteView iv) {
-  const U128 h = Load(h_bytes);
+// Every U128 here but the IV blocks and L is the hash key H or derived from it, and so is the
+// result (IV and IV' together determine H): all are wiped, and the caller wipes IV' after use.
+void GcmEquivalentIv(const Block& h_bytes, ByteView iv, Block& out) {
+  U128 h = Load(h_bytes);
   // J0 = GHASH_H(IV || 0-pad || [0]_64 || [len(IV) in bits]_64)
   U128 y{0, 0};
   for (std::size_t off = 0; off < iv.size(); off += 16) {
@@ -70,11 +79,19 @@ Block GcmEquivalentIv(const Block& h_bytes, ByteView iv) {
     y = Mul(Xor(y, Load(blk)), h);
   }
   const U128 len_block{0, static_cast<std::uint64_t>(iv.size()) * 8};
-  const U128 j0 = Mul(Xor(y, len_block), h);
+  U128 j0 = Mul(Xor(y, len_block), h);
   // IV' = (J0 + L·H) · H^-2 with L = [0]_64 || [128]_64.
   const U128 l{0, 128};
-  const U128 h_inv = Inverse(h);
-  return Store(Mul(Xor(j0, Mul(l, h)), Mul(h_inv, h_inv)));
+  U128 h_inv = Inverse(h);
+  U128 h_inv2 = Mul(h_inv, h_inv);
+  U128 sum = Xor(j0, Mul(l, h));
+  Store(Mul(sum, h_inv2), out);
+  Wipe(h);
+  Wipe(y);
+  Wipe(j0);
+  Wipe(h_inv);
+  Wipe(h_inv2);
+  Wipe(sum);
 }
 
 }  // namespace veil::crypto::internal

@@ -17,8 +17,11 @@ namespace veil::crypto::internal {
 
 using Block = std::array<std::uint8_t, 16>;
 
-// The 16-byte IV equivalent to `iv` under hash key `h`.
-Block GcmEquivalentIv(const Block& h, ByteView iv);
+// The 16-byte IV equivalent to `iv` under hash key `h`, written to `out`. It is secret: with iv it
+// determines h (the equation IV'·H^2 = J0(H) + L·H has H as a root), so the caller wipes it once
+// the cipher has it. An out-parameter rather than a return value, so that no copy is left in a
+// frame that no one wipes (a returned array is not always constructed in place).
+void GcmEquivalentIv(const Block& h, ByteView iv, Block& out);
 
 // GF(2^128) product in GCM's bit order (exposed for tests).
 Block GcmMul(const Block& x, const Block& y);

@@ -69,19 +69,29 @@ Sha2::~Sha2() = default;
 Sha2::Sha2(Sha2&&) noexcept = default;
 Sha2& Sha2::operator=(Sha2&&) noexcept = default;
 
+void Sha2::CheckUsable() const {
+  VEIL_CHECK_MSG(ctx_ != nullptr, "SHA-2: use of a moved-from object");
+  VEIL_CHECK_MSG(!finished_, "SHA-2: Update or Final after Final; call Reset first");
+}
+
 void Sha2::Reset() {
+  VEIL_CHECK_MSG(ctx_ != nullptr, "SHA-2: use of a moved-from object");
   VEIL_CHECK(ctx_->md_ctx != nullptr);
   VEIL_CHECK(EVP_DigestInit_ex2(ctx_->md_ctx.get(), internal::Md(alg_), nullptr) == 1);
+  finished_ = false;
 }
 
 Sha2& Sha2::Update(ByteView data) {
+  CheckUsable();
   VEIL_CHECK(EVP_DigestUpdate(ctx_->md_ctx.get(), data.data(), data.size()) == 1);
   return *this;
 }
 
 void Sha2::Final(MutableByteView out) {
+  CheckUsable();
   VEIL_CHECK(out.size() == DigestSize(alg_));
   VEIL_CHECK(EVP_DigestFinal_ex(ctx_->md_ctx.get(), out.data(), nullptr) == 1);
+  finished_ = true;
 }
 
 Bytes Sha2::Final() {

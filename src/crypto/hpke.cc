@@ -9,6 +9,7 @@
 #include "veil/crypto/kdf.h"
 #include "veil/crypto/mac.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/testing/hpke.h"
 #include "veil/crypto/x25519.h"
 #include "xwing_hpke.h"
 
@@ -208,12 +209,12 @@ struct Context::State {
   std::uint64_t seq = 0;
   bool sender = false;
 
-  // nonce = base_nonce XOR I2OSP(seq, Nn) (section 5.2)
-  std::array<std::uint8_t, kNonceLen> Nonce() const {
-    std::array<std::uint8_t, kNonceLen> n;
-    std::copy(base_nonce.Expose().begin(), base_nonce.Expose().end(), n.begin());
+  // nonce = base_nonce XOR I2OSP(seq, Nn) (section 5.2). Kept secret like base_nonce: the
+  // caller wipes it.
+  Secret<kNonceLen> Nonce() const {
+    Secret<kNonceLen> n = Secret<kNonceLen>::CopyFrom(base_nonce.Expose().first<kNonceLen>());
     for (std::size_t i = 0; i < 8; ++i) {
-      n[kNonceLen - 1 - i] ^= static_cast<std::uint8_t>(seq >> (8 * i));
+      n.ExposeMutable()[kNonceLen - 1 - i] ^= static_cast<std::uint8_t>(seq >> (8 * i));
     }
     return n;
   }
@@ -255,39 +256,45 @@ Context::~Context() = default;
 Context::Context(Context&&) noexcept = default;
 Context& Context::operator=(Context&&) noexcept = default;
 
-std::uint64_t Context::sequence_number() const { return state_->seq; }
+Context::State& Context::Live() const {
+  VEIL_CHECK_MSG(state_ != nullptr, "HPKE: use of a moved-from context");
+  return *state_;
+}
+
+std::uint64_t Context::sequence_number() const { return Live().seq; }
 
 Result<Bytes> Context::Seal(ByteView aad, ByteView plaintext) {
-  State& s = *state_;
+  State& s = Live();
   if (!s.sender) return FailedPrecondition("HPKE: Seal on a recipient context");
   if (!s.aead) return FailedPrecondition("HPKE: export-only context cannot seal");
   if (s.seq == std::numeric_limits<std::uint64_t>::max()) {
     return ResourceExhausted("HPKE: message limit reached");
   }
-  VEIL_ASSIGN_OR_RETURN(Bytes ct, s.aead->Seal(s.Nonce(), aad, plaintext));
+  VEIL_ASSIGN_OR_RETURN(Bytes ct, s.aead->Seal(s.Nonce().Expose(), aad, plaintext));
   ++s.seq;
   return ct;
 }
 
 Result<SecretBytes> Context::Open(ByteView aad, ByteView ciphertext) {
-  State& s = *state_;
+  State& s = Live();
   if (s.sender) return FailedPrecondition("HPKE: Open on a sender context");
   if (!s.aead) return FailedPrecondition("HPKE: export-only context cannot open");
   if (s.seq == std::numeric_limits<std::uint64_t>::max()) {
     return ResourceExhausted("HPKE: message limit reached");
   }
-  VEIL_ASSIGN_OR_RETURN(SecretBytes pt, s.aead->Open(s.Nonce(), aad, ciphertext));
+  VEIL_ASSIGN_OR_RETURN(SecretBytes pt, s.aead->Open(s.Nonce().Expose(), aad, ciphertext));
   ++s.seq;
   return pt;
 }
 
 Result<SecretBytes> Context::Export(ByteView exporter_context, std::size_t length) const {
-  const HashAlg h = KdfHash(state_->suite.kdf);
+  const State& s = Live();
+  const HashAlg h = KdfHash(s.suite.kdf);
   if (length == 0 || length > 255 * DigestSize(h)) {
     return InvalidArgument("HPKE: export length out of range");
   }
-  return LabeledExpand(h, state_->suite_id, state_->exporter_secret.Expose(), Str("sec"),
-                       exporter_context, length);
+  return LabeledExpand(h, s.suite_id, s.exporter_secret.Expose(), Str("sec"), exporter_context,
+                       length);
 }
 
 // ---- Keys ----
@@ -321,21 +328,30 @@ Result<Bytes> PublicKeyOf(KemId kem, const SecretBytes& private_key) {
 
 // ---- Setup (section 5.1.1 - 5.1.4) ----
 
-Result<SenderContext> SetupSender(const Suite& suite, ByteView recipient_public_key,
-                                  const SetupOptions& o) {
+namespace {
+
+// SetupSender with a fresh ephemeral key (ikm_e empty) or, for test vectors, one from ikm_e.
+Result<SenderContext> SetupSenderWith(const Suite& suite, ByteView recipient_public_key,
+                                      const SetupOptions& o, ByteView ikm_e) {
   VEIL_RETURN_IF_ERROR(CheckOptions(suite, o, /*sender=*/true));
   Encapsulated e;
   if (suite.kem == KemId::kXWing) {
-    VEIL_ASSIGN_OR_RETURN(auto x, internal::XWingEncap(recipient_public_key, o.derandomize));
+    VEIL_ASSIGN_OR_RETURN(auto x, internal::XWingEncap(recipient_public_key, ikm_e));
     e.shared_secret = std::move(x.first);
     e.enc = std::move(x.second);
   } else {
-    VEIL_ASSIGN_OR_RETURN(
-        e, DhkemEncap(recipient_public_key, IsAuth(o.mode) ? o.sender_private_key : nullptr,
-                      o.derandomize));
+    VEIL_ASSIGN_OR_RETURN(e, DhkemEncap(recipient_public_key,
+                                        IsAuth(o.mode) ? o.sender_private_key : nullptr, ikm_e));
   }
   VEIL_ASSIGN_OR_RETURN(Context ctx, ContextFactory::Make(suite, o, e.shared_secret, true));
   return SenderContext{std::move(e.enc), std::move(ctx)};
+}
+
+}  // namespace
+
+Result<SenderContext> SetupSender(const Suite& suite, ByteView recipient_public_key,
+                                  const SetupOptions& o) {
+  return SetupSenderWith(suite, recipient_public_key, o, {});
 }
 
 Result<Context> SetupRecipient(const Suite& suite, ByteView enc,
@@ -365,3 +381,15 @@ Result<SecretBytes> Open(const Suite& suite, ByteView enc, const SecretBytes& re
 }
 
 }  // namespace veil::crypto::hpke
+
+namespace veil::crypto::for_testing {
+
+Result<hpke::SenderContext> HpkeSetupSenderDerand(const hpke::Suite& suite,
+                                                  ByteView recipient_public_key,
+                                                  const hpke::SetupOptions& options,
+                                                  ByteView ikm_e) {
+  if (ikm_e.empty()) return InvalidArgument("HPKE: a derandomized setup needs ikm_e");
+  return hpke::SetupSenderWith(suite, recipient_public_key, options, ikm_e);
+}
+
+}  // namespace veil::crypto::for_testing

@@ -226,11 +226,14 @@ VEIL_AVX2 void KeccakF1600X4Avx2(KeccakX4State& state) {
   StoreLane(state, 24, a.su);
 }
 
+// The padded input and the squeezed block are as secret as the streams (ML-DSA's rho' and rho'',
+// ML-KEM's sigma and r): one stack block serves all four and is wiped before returning.
 void ShakeX4AbsorbOnceAvx2(KeccakX4State& state, std::size_t rate,
                            const std::array<const std::uint8_t*, 4>& in, std::size_t len) {
   for (auto& lane : state.s) lane.fill(0);
+  std::array<std::uint8_t, 200> block;
   for (std::size_t n = 0; n < 4; ++n) {
-    std::array<std::uint8_t, 200> block{};
+    block.fill(0);
     std::memcpy(block.data(), in[n], len);
     block[len] ^= 0x1F;       // SHAKE suffix 1111 and the first bit of pad10*1 (FIPS 202 B.2)
     block[rate - 1] ^= 0x80;  // the last bit of pad10*1
@@ -240,16 +243,18 @@ void ShakeX4AbsorbOnceAvx2(KeccakX4State& state, std::size_t rate,
       state.s[w][n] = lane;
     }
   }
+  SecureWipe(block.data(), block.size());
 }
 
 void ShakeX4SqueezeBlockAvx2(KeccakX4State& state, std::size_t rate,
                              const std::array<std::uint8_t*, 4>& out, std::size_t len) {
   KeccakF1600X4Avx2(state);
+  std::array<std::uint8_t, 200> block;
   for (std::size_t n = 0; n < 4; ++n) {
-    std::array<std::uint8_t, 200> block;
     for (std::size_t w = 0; w < rate / 8; ++w) std::memcpy(block.data() + 8 * w, &state.s[w][n], 8);
     std::memcpy(out[n], block.data(), len);
   }
+  SecureWipe(block.data(), block.size());
 }
 #endif
 

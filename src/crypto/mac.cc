@@ -44,11 +44,13 @@ Hmac::Hmac(Hmac&&) noexcept = default;
 Hmac& Hmac::operator=(Hmac&&) noexcept = default;
 
 Hmac& Hmac::Update(ByteView data) {
+  VEIL_CHECK_MSG(ctx_ != nullptr, "HMAC: use of a moved-from object");
   VEIL_CHECK(EVP_MAC_update(ctx_->mac.get(), data.data(), data.size()) == 1);
   return *this;
 }
 
 void Hmac::Final(MutableByteView tag) {
+  VEIL_CHECK_MSG(ctx_ != nullptr, "HMAC: use of a moved-from object");
   VEIL_CHECK(tag.size() == tag_size());
   std::size_t written = 0;
   VEIL_CHECK(EVP_MAC_final(ctx_->mac.get(), tag.data(), &written, tag.size()) == 1);
@@ -68,10 +70,18 @@ Bytes Hmac::Mac(ByteView data) {
   return Final();
 }
 
-Status Hmac::Verify(ByteView data, ByteView tag) {
-  Bytes expected = Mac(data);
-  if (tag.size() < 16 || tag.size() > expected.size()) return VerificationFailed();
-  if (!ConstantTimeEquals(ByteView(expected).first(tag.size()), tag)) return VerificationFailed();
+Status Hmac::Verify(ByteView data, ByteView tag) { return VerifyTruncated(data, tag, tag_size()); }
+
+Status Hmac::VerifyTruncated(ByteView data, ByteView tag, std::size_t expected_len) {
+  VEIL_CHECK_MSG(expected_len >= kMinTruncatedTagSize && expected_len <= tag_size(),
+                 "HMAC: a truncated tag must keep 16 bytes up to the full length");
+  // The expected tag is a valid tag for `data`: wiped, since whoever reads it can forge.
+  Secret<64> expected;
+  const MutableByteView full = expected.ExposeMutable().first(tag_size());
+  Update(data).Final(full);
+  // The lengths are public: the protocol fixes expected_len and the tag arrived with its own.
+  if (tag.size() != expected_len) return VerificationFailed();
+  if (!ConstantTimeEquals(full.first(expected_len), tag)) return VerificationFailed();
   return Status::Ok();
 }
 

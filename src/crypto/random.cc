@@ -11,36 +11,42 @@
 #include <new>
 
 #include "veil/base/status.h"
+#include "veil/crypto/testing/random.h"
 
 namespace veil::crypto {
 namespace {
 
 constexpr std::size_t kKeySize = crypto_stream_chacha20_ietf_KEYBYTES;
 constexpr std::size_t kBufferSize = 2048;
-constexpr std::uint64_t kReseedInterval = 1u << 20;  // bytes of output between kernel reseeds
 
 // Bumped in every child after fork(); a state made in another generation reseeds before use.
 std::atomic<std::uint64_t> g_fork_generation{1};
+std::atomic<bool> g_simulate_wipe_on_fork_failure{false};
 
 void OnForkChild() { g_fork_generation.fetch_add(1, std::memory_order_relaxed); }
 
 struct State {
   std::uint64_t generation;  // 0: never seeded (also what MADV_WIPEONFORK leaves in a child)
-  std::uint64_t since_reseed;
+  std::uint64_t bytes_since_reseed;
+  std::uint64_t calls_since_reseed;
+  pid_t pid;              // the process that seeded this state
   std::size_t available;  // unread bytes at the end of buffer
   std::uint8_t key[kKeySize];
   std::uint8_t buffer[kBufferSize];
 };
 static_assert(sizeof(State) <= 4096, "the state must fit in one page");
 
-// One page per thread, wiped and unmapped when the thread ends.
+// One page per thread, wiped and unmapped when the thread ends. Whether the kernel wipes it in a
+// child is known here, outside the page, so that a wiped child still knows it.
 class ThreadState {
  public:
   ThreadState() {
     void* p = mmap(nullptr, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     VEIL_CHECK_MSG(p != MAP_FAILED, "cannot map the random generator's state");
 #ifdef MADV_WIPEONFORK
-    (void)madvise(p, kPage, MADV_WIPEONFORK);  // best effort; the fork generation covers the rest
+    if (!g_simulate_wipe_on_fork_failure.load(std::memory_order_relaxed)) {
+      wipe_on_fork_ = madvise(p, kPage, MADV_WIPEONFORK) == 0;
+    }
 #endif
 #ifdef MADV_DONTDUMP
     (void)madvise(p, kPage, MADV_DONTDUMP);
@@ -54,18 +60,26 @@ class ThreadState {
   ThreadState(const ThreadState&) = delete;
   ThreadState& operator=(const ThreadState&) = delete;
   State* get() { return state_; }
+  bool wipe_on_fork() const { return wipe_on_fork_; }
+
+  std::uint64_t reseeds = 0;
 
  private:
   static constexpr std::size_t kPage = 4096;
   State* state_;
+  bool wipe_on_fork_ = false;
 };
 
-void Reseed(State& s, std::uint64_t generation) {
+void Reseed(ThreadState& ts, std::uint64_t generation) {
+  State& s = *ts.get();
   randombytes_buf(s.key, kKeySize);
   sodium_memzero(s.buffer, kBufferSize);
   s.available = 0;
-  s.since_reseed = 0;
+  s.bytes_since_reseed = 0;
+  s.calls_since_reseed = 0;
+  s.pid = getpid();
   s.generation = generation;
+  ++ts.reseeds;
 }
 
 // ChaCha20 under the current key: the first 32 bytes replace the key, the rest fill the buffer.
@@ -77,12 +91,12 @@ void Refill(State& s) {
   std::memcpy(s.buffer, block + kKeySize, kBufferSize);
   sodium_memzero(block, sizeof block);
   s.available = kBufferSize;
-  s.since_reseed += kBufferSize;
+  s.bytes_since_reseed += kBufferSize;
 }
 
-State& CurrentState() {
+ThreadState& CurrentThreadState() {
   thread_local ThreadState state;
-  return *state.get();
+  return state;
 }
 
 }  // namespace
@@ -104,12 +118,24 @@ void SystemRandomBytes(MutableByteView out) {
 
 void RandomBytes(MutableByteView out) {
   EnsureInitialized();
-  State& s = CurrentState();
+  ThreadState& ts = CurrentThreadState();
+  State& s = *ts.get();
   const std::uint64_t generation = g_fork_generation.load(std::memory_order_relaxed);
-  if (s.generation != generation || s.since_reseed >= kReseedInterval) Reseed(s, generation);
+  // A state from another process: a zeroed page (generation 0) where MADV_WIPEONFORK works, a
+  // stale fork generation after fork(), and, where the page is not wiped, a pid that is not ours
+  // (a raw clone or _Fork runs no atfork handler). getpid() is a system call, so it is made only
+  // when the page is not wiped.
+  const bool other_process =
+      s.generation != generation || (!ts.wipe_on_fork() && s.pid != getpid());
+  if (other_process || s.calls_since_reseed >= kRandomReseedCalls) Reseed(ts, generation);
+  ++s.calls_since_reseed;
   std::size_t done = 0;
   while (done < out.size()) {
-    if (s.available == 0) Refill(s);
+    if (s.available == 0) {
+      // The byte limit holds inside one request too: no key yields more than kRandomReseedBytes.
+      if (s.bytes_since_reseed >= kRandomReseedBytes) Reseed(ts, generation);
+      Refill(s);
+    }
     const std::size_t n = std::min(out.size() - done, s.available);
     std::uint8_t* src = s.buffer + (kBufferSize - s.available);
     std::memcpy(out.data() + done, src, n);
@@ -142,4 +168,16 @@ std::uint32_t RandomUniform(std::uint32_t upper) {
   }
 }
 
+namespace for_testing {
+
+void SimulateWipeOnForkFailure(bool on) {
+  g_simulate_wipe_on_fork_failure.store(on, std::memory_order_relaxed);
+}
+
+RandomThreadStats CurrentThreadRandomStats() {
+  const ThreadState& ts = CurrentThreadState();
+  return {ts.reseeds, ts.wipe_on_fork()};
+}
+
+}  // namespace for_testing
 }  // namespace veil::crypto

@@ -3,9 +3,21 @@
 
 #include <sodium.h>
 
+#include <atomic>
 #include <cstring>
 
+#include "veil/crypto/testing/secret.h"
+
 namespace veil::crypto {
+namespace {
+
+std::atomic<for_testing::FreedSecretObserver> g_freed_observer{nullptr};
+
+}  // namespace
+
+void for_testing::SetFreedSecretObserver(FreedSecretObserver observer) {
+  g_freed_observer.store(observer, std::memory_order_relaxed);
+}
 
 void SecureWipe(void* p, std::size_t n) {
   if (n != 0) sodium_memzero(p, n);
@@ -32,8 +44,10 @@ SecretBytes& SecretBytes::operator=(SecretBytes&& o) noexcept {
     Reset();
     data_ = o.data_;
     size_ = o.size_;
+    moved_from_ = o.moved_from_;
     o.data_ = nullptr;
     o.size_ = 0;
+    o.moved_from_ = true;
   }
   return *this;
 }
@@ -41,6 +55,7 @@ SecretBytes& SecretBytes::operator=(SecretBytes&& o) noexcept {
 void SecretBytes::Reset() {
   if (data_ != nullptr) {
     SecureWipe(data_, size_);
+    if (auto observer = g_freed_observer.load(std::memory_order_relaxed)) observer({data_, size_});
     delete[] data_;
   }
   data_ = nullptr;

@@ -7,9 +7,11 @@
 #include <cstring>
 #include <optional>
 
+#include "mlkem/mlkem768_access.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/mlkem768.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/testing/xwing.h"
 #include "veil/crypto/x25519.h"
 #include "xwing_hpke.h"
 
@@ -46,7 +48,7 @@ Secret<32> Combiner(const Secret<32>& ss_m, const Secret<32>& ss_x,
   return ss;
 }
 
-Result<XWingEncapsulation> EncapsulateWith(ByteView public_key, ByteView m,
+Result<XWingEncapsulation> EncapsulateWith(ByteView public_key, std::span<const std::uint8_t, 32> m,
                                            std::span<const std::uint8_t, 32> ek_x) {
   if (public_key.size() != kXWingPublicKeySize) {
     return InvalidArgument("X-Wing: public key must be 1216 bytes");
@@ -59,7 +61,7 @@ Result<XWingEncapsulation> EncapsulateWith(ByteView public_key, ByteView m,
   Secret<32> ct_x;
   X25519BaseMultiply(ek_x, ct_x.ExposeMutable());
   const Secret<32> ss_x = RawX25519(ek_x, pk_x);
-  MlKem768Encapsulation m_enc = MlKem768EncapsInternal(pk_m, Secret<32>::CopyFrom(m.first<32>()));
+  MlKem768Encapsulation m_enc = MlKem768Access::Encaps(pk_m, m);
   std::memcpy(out.ciphertext.data(), m_enc.ciphertext.data(), kMlKemCt);
   std::memcpy(out.ciphertext.data() + kMlKemCt, ct_x.Expose().data(), 32);
   out.shared_secret = Combiner(m_enc.shared_secret, ss_x, ct_x.Expose(), pk_x);
@@ -90,8 +92,7 @@ XWingDecapsulationKey XWingDecapsulationKey::FromSeed(const Secret<kXWingSeedSiz
   xof.Absorb(seed.Expose());
   xof.Squeeze(expanded.ExposeMutable());
   const auto x = expanded.Expose();
-  MlKem768KeyPair m = MlKem768KeyGenInternal(Secret<32>::CopyFrom(x.subspan<0, 32>()),
-                                             Secret<32>::CopyFrom(x.subspan<32, 32>()));
+  MlKem768KeyPair m = MlKem768Access::KeyGen(x.subspan<0, 32>(), x.subspan<32, 32>());
   e->sk_x = Secret<32>::CopyFrom(x.subspan<64, 32>());
   std::memcpy(e->pk.data(), m.ek.bytes().data(), kMlKemPk);
   X25519BaseMultiply(e->sk_x.Expose(), std::span(e->pk).subspan<kMlKemPk, 32>());
@@ -108,8 +109,13 @@ XWingDecapsulationKey XWingDecapsulationKey::Generate() {
   return FromSeed(RandomSecret<kXWingSeedSize>());
 }
 
-const Secret<kXWingSeedSize>& XWingDecapsulationKey::seed() const { return e_->seed; }
-const XWingPublicKey& XWingDecapsulationKey::public_key() const { return e_->pk; }
+const XWingDecapsulationKey::Expanded& XWingDecapsulationKey::Live() const {
+  VEIL_CHECK_MSG(e_ != nullptr, "X-Wing: use of a moved-from decapsulation key");
+  return *e_;
+}
+
+const Secret<kXWingSeedSize>& XWingDecapsulationKey::seed() const { return Live().seed; }
+const XWingPublicKey& XWingDecapsulationKey::public_key() const { return Live().pk; }
 
 // Decapsulate (section 5.5).
 Result<Secret<kXWingSharedSecretSize>> XWingDecapsulationKey::Decapsulate(
@@ -117,20 +123,25 @@ Result<Secret<kXWingSharedSecretSize>> XWingDecapsulationKey::Decapsulate(
   if (ciphertext.size() != kXWingCiphertextSize) {
     return InvalidArgument("X-Wing: ciphertext must be 1120 bytes");
   }
-  VEIL_ASSIGN_OR_RETURN(Secret<32> ss_m, MlKem768Decaps(*e_->sk_m, ciphertext.first(kMlKemCt)));
+  const Expanded& e = Live();
+  VEIL_ASSIGN_OR_RETURN(Secret<32> ss_m, MlKem768Decaps(*e.sk_m, ciphertext.first(kMlKemCt)));
   const std::span<const std::uint8_t, 32> ct_x = ciphertext.subspan(kMlKemCt).first<32>();
-  const Secret<32> ss_x = RawX25519(e_->sk_x.Expose(), ct_x);
+  const Secret<32> ss_x = RawX25519(e.sk_x.Expose(), ct_x);
   return Combiner(ss_m, ss_x, ct_x,
-                  std::span<const std::uint8_t>(e_->pk).subspan(kMlKemPk).first<32>());
+                  std::span<const std::uint8_t>(e.pk).subspan(kMlKemPk).first<32>());
 }
 
+// Encapsulate (section 5.4): EncapsulateDerand with a fresh eseed, m = eseed[0:32] and
+// ek_X = eseed[32:64].
 Result<XWingEncapsulation> XWingEncapsulate(ByteView public_key) {
-  return XWingEncapsulateDerand(public_key, RandomSecret<kXWingEncapsSeedSize>());
+  EnsureInitialized();
+  const Secret<kXWingEncapsSeedSize> eseed = RandomSecret<kXWingEncapsSeedSize>();
+  return EncapsulateWith(public_key, eseed.Expose().first<32>(), eseed.Expose().subspan<32, 32>());
 }
 
-// EncapsulateDerand (section 5.4.1): m = eseed[0:32], ek_X = eseed[32:64].
-Result<XWingEncapsulation> XWingEncapsulateDerand(ByteView public_key,
-                                                  const Secret<kXWingEncapsSeedSize>& eseed) {
+// EncapsulateDerand (section 5.4.1), for test vectors only.
+Result<XWingEncapsulation> for_testing::XWingEncapsulateDerand(
+    ByteView public_key, const Secret<kXWingEncapsSeedSize>& eseed) {
   EnsureInitialized();
   return EncapsulateWith(public_key, eseed.Expose().first<32>(), eseed.Expose().subspan<32, 32>());
 }
@@ -161,8 +172,8 @@ Result<std::pair<SecretBytes, Bytes>> XWingEncap(ByteView public_key, ByteView e
     if (eseed.size() != kXWingEncapsSeedSize) {
       return InvalidArgument("X-Wing: derandomized encapsulation needs a 64-byte seed");
     }
-    e = XWingEncapsulateDerand(public_key,
-                               Secret<kXWingEncapsSeedSize>::CopyFrom(eseed.first<64>()));
+    e = for_testing::XWingEncapsulateDerand(
+        public_key, Secret<kXWingEncapsSeedSize>::CopyFrom(eseed.first<64>()));
   }
   if (!e.ok()) return e.status();
   return std::make_pair(SecretBytes::CopyFrom(e->shared_secret.Expose()),

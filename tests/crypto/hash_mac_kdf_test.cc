@@ -40,6 +40,19 @@ TEST(Sha2, IncrementalEqualsOneShot) {
   }
 }
 
+// Final finishes the object: going on without Reset would hash from OpenSSL's cleared state.
+TEST(Sha2DeathTest, UseAfterFinalWithoutResetAborts) {
+  Sha2 h(HashAlg::kSha256);
+  h.Update(AsBytes("m"));
+  const Bytes d = h.Final();
+  EXPECT_DEATH((void)h.Final(), "call Reset first");
+  EXPECT_DEATH((void)h.Update(AsBytes("m")), "call Reset first");
+  h.Reset();
+  EXPECT_EQ(h.Update(AsBytes("m")).Final(), d);
+  Sha2 taken = std::move(h);
+  EXPECT_DEATH(h.Reset(), "moved-from");  // NOLINT(bugprone-use-after-move)
+}
+
 // RFC 4231 test case 1 and 2.
 TEST(Hmac, Rfc4231) {
   const Bytes key(20, 0x0b);
@@ -59,11 +72,50 @@ TEST(Hmac, ReuseKeyAndVerify) {
   EXPECT_EQ(t1, HmacSha256(AsBytes("key"), AsBytes("one")));
   EXPECT_EQ(t2, HmacSha256(AsBytes("key"), AsBytes("two")));
   EXPECT_TRUE(mac.Verify(AsBytes("one"), t1).ok());
-  EXPECT_TRUE(mac.Verify(AsBytes("one"), ByteView(t1).first(16)).ok());
-  EXPECT_EQ(mac.Verify(AsBytes("one"), ByteView(t1).first(15)).code(), Code::kVerificationFailed);
+  EXPECT_TRUE(mac.Verify(AsBytes("two"), t2).ok());
   t1[31] ^= 1;
   EXPECT_EQ(mac.Verify(AsBytes("one"), t1).code(), Code::kVerificationFailed);
   EXPECT_EQ(HmacSha256({}, {}).size(), 32u);
+}
+
+// A full-length check refuses every shorter tag, even a correct prefix: a protocol that sends
+// 32-byte tags must not accept a 16-byte one.
+TEST(Hmac, VerifyWantsTheFullTag) {
+  Hmac mac(HashAlg::kSha512, AsBytes("key"));
+  const Bytes tag = mac.Mac(AsBytes("m"));
+  ASSERT_EQ(tag.size(), 64u);
+  for (std::size_t len : {0u, 15u, 16u, 32u, 63u}) {
+    EXPECT_EQ(mac.Verify(AsBytes("m"), ByteView(tag).first(len)).code(), Code::kVerificationFailed)
+        << len;
+  }
+  Bytes longer = tag;
+  longer.push_back(0);
+  EXPECT_EQ(mac.Verify(AsBytes("m"), longer).code(), Code::kVerificationFailed);
+  EXPECT_TRUE(mac.Verify(AsBytes("m"), tag).ok());
+}
+
+// A truncated check takes exactly the length the caller states, nothing shorter or longer.
+TEST(Hmac, VerifyTruncatedTakesOnlyTheStatedLength) {
+  Hmac mac(HashAlg::kSha256, AsBytes("key"));
+  const Bytes tag = mac.Mac(AsBytes("m"));
+  const ByteView t16 = ByteView(tag).first(16), t20 = ByteView(tag).first(20);
+  EXPECT_TRUE(mac.VerifyTruncated(AsBytes("m"), t16, 16).ok());
+  EXPECT_TRUE(mac.VerifyTruncated(AsBytes("m"), t20, 20).ok());
+  EXPECT_TRUE(mac.VerifyTruncated(AsBytes("m"), tag, 32).ok());
+  EXPECT_EQ(mac.VerifyTruncated(AsBytes("m"), t16, 20).code(), Code::kVerificationFailed);
+  EXPECT_EQ(mac.VerifyTruncated(AsBytes("m"), t20, 16).code(), Code::kVerificationFailed);
+  EXPECT_EQ(mac.VerifyTruncated(AsBytes("m"), tag, 16).code(), Code::kVerificationFailed);
+  Bytes bad(t16.begin(), t16.end());
+  bad[15] ^= 1;
+  EXPECT_EQ(mac.VerifyTruncated(AsBytes("m"), bad, 16).code(), Code::kVerificationFailed);
+  EXPECT_EQ(mac.VerifyTruncated(AsBytes("x"), t16, 16).code(), Code::kVerificationFailed);
+}
+
+TEST(HmacDeathTest, VerifyTruncatedRefusesLengthsOutsideTheRange) {
+  Hmac mac(HashAlg::kSha256, AsBytes("key"));
+  const Bytes tag = mac.Mac(AsBytes("m"));
+  EXPECT_DEATH((void)mac.VerifyTruncated(AsBytes("m"), ByteView(tag).first(15), 15), "16 bytes");
+  EXPECT_DEATH((void)mac.VerifyTruncated(AsBytes("m"), tag, 33), "16 bytes");
 }
 
 // RFC 5869 test cases 1 and 3.

@@ -24,6 +24,7 @@
 #include "veil/base/encoding.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/testing/mldsa65.h"
 #include "wycheproof.h"
 
 namespace veil::crypto {
@@ -695,7 +696,8 @@ TEST_F(MlDsa65Sound, WrongMessageContextOrKeyIsRejected) {
             Code::kVerificationFailed);
   EXPECT_EQ(MlDsa65Verify(kp_->pk, B("soundness"), {}, sig_).code(), Code::kVerificationFailed);
   // M' of Verify_internal is not the pure M': domain separation.
-  EXPECT_EQ(MlDsa65VerifyInternal(kp_->pk, B("soundness"), sig_).code(), Code::kVerificationFailed);
+  EXPECT_EQ(for_testing::MlDsa65VerifyInternal(kp_->pk, B("soundness"), sig_).code(),
+            Code::kVerificationFailed);
   const auto other = MlDsa65KeyGenFromSeed(FixedSeed(8));
   EXPECT_EQ(MlDsa65Verify(other.pk, B("soundness"), B("ctx"), sig_).code(),
             Code::kVerificationFailed);
@@ -710,7 +712,8 @@ TEST_F(MlDsa65Sound, LengthsAndContextLimit) {
   const Bytes ctx256(256, 'c');
   EXPECT_EQ(MlDsa65Sign(kp_->sk, B("m"), ctx256).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(MlDsa65Verify(kp_->pk, B("m"), ctx256, sig_).code(), Code::kInvalidArgument);
-  EXPECT_EQ(MlDsa65ComputeMu(kp_->pk, B("m"), ctx256).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(for_testing::MlDsa65ComputeMu(kp_->pk, B("m"), ctx256).status().code(),
+            Code::kInvalidArgument);
   auto s = MlDsa65Sign(kp_->sk, B("m"), ctx255);
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(MlDsa65Verify(kp_->pk, B("m"), ctx255, *s).ok());
@@ -781,19 +784,20 @@ TEST_F(MlDsa65Sound, DeterministicRepeatsHedgedDoesNot) {
 }
 
 TEST_F(MlDsa65Sound, InternalAndExternalMuAgreeWithPure) {
-  const auto mu = MlDsa65ComputeMu(kp_->pk, B("soundness"), B("ctx"));
+  const auto mu = for_testing::MlDsa65ComputeMu(kp_->pk, B("soundness"), B("ctx"));
   ASSERT_TRUE(mu.ok());
   const Secret<32> zero;
-  EXPECT_EQ(MlDsa65SignExternalMu(kp_->sk, *mu, zero), sig_);
+  EXPECT_EQ(for_testing::MlDsa65SignExternalMu(kp_->sk, *mu, zero), sig_);
   Bytes m_prime = {0, 3, 'c', 't', 'x'};
   const Bytes msg = B("soundness");
   m_prime.insert(m_prime.end(), msg.begin(), msg.end());
-  EXPECT_EQ(MlDsa65SignInternal(kp_->sk, m_prime, zero), sig_);
-  EXPECT_TRUE(MlDsa65VerifyInternal(kp_->pk, m_prime, sig_).ok());
-  EXPECT_TRUE(MlDsa65VerifyExternalMu(kp_->pk, *mu, sig_).ok());
-  MlDsa65Mu wrong = *mu;
+  EXPECT_EQ(for_testing::MlDsa65SignInternal(kp_->sk, m_prime, zero), sig_);
+  EXPECT_TRUE(for_testing::MlDsa65VerifyInternal(kp_->pk, m_prime, sig_).ok());
+  EXPECT_TRUE(for_testing::MlDsa65VerifyExternalMu(kp_->pk, *mu, sig_).ok());
+  for_testing::MlDsa65Mu wrong = *mu;
   wrong[0] ^= 1;
-  EXPECT_EQ(MlDsa65VerifyExternalMu(kp_->pk, wrong, sig_).code(), Code::kVerificationFailed);
+  EXPECT_EQ(for_testing::MlDsa65VerifyExternalMu(kp_->pk, wrong, sig_).code(),
+            Code::kVerificationFailed);
 }
 
 TEST(MlDsa65, ManyKeysSignAndVerify) {

@@ -29,6 +29,7 @@
 #include "mlkem_vectors.h"
 #include "test_util.h"
 #include "veil/crypto/keccak.h"
+#include "veil/crypto/testing/mlkem768.h"
 #include "wycheproof.h"
 
 namespace veil::crypto {
@@ -842,10 +843,10 @@ TEST(MlKemAvx2, KemOutputsMatchPortable) {
     std::array<Bytes, 2> k_rejected;
     for (const bool portable : {true, false}) {
       mlkem::SetPortableOnlyForTesting(portable);
-      const auto kp = MlKem768KeyGenInternal(SecretOf<32>(seed),
-                                             SecretOf<32>(static_cast<std::uint8_t>(seed + 100)));
-      const auto enc =
-          MlKem768EncapsInternal(kp.ek, SecretOf<32>(static_cast<std::uint8_t>(seed + 200)));
+      const auto kp = for_testing::MlKem768KeyGenInternal(
+          SecretOf<32>(seed), SecretOf<32>(static_cast<std::uint8_t>(seed + 100)));
+      const auto enc = for_testing::MlKem768EncapsInternal(
+          kp.ek, SecretOf<32>(static_cast<std::uint8_t>(seed + 200)));
       auto tampered = enc.ciphertext;
       tampered[seed] ^= 1;
       ek[portable] = ToBytes(kp.ek.bytes());
@@ -934,9 +935,9 @@ TEST(MlKem768Vectors, WycheproofSemiExpandedDecaps) {
 // README); their runners are exercised here on cases built from our own keys, in the schemas'
 // field layout.
 TEST(MlKem768Vectors, WycheproofEncapsAndDecapsSchemasOnGeneratedCases) {
-  const auto kp = MlKem768KeyGenInternal(SecretOf<32>(50), SecretOf<32>(51));
+  const auto kp = for_testing::MlKem768KeyGenInternal(SecretOf<32>(50), SecretOf<32>(51));
   const auto m = SecretOf<32>(52);
-  const auto enc = MlKem768EncapsInternal(kp.ek, m);
+  const auto enc = for_testing::MlKem768EncapsInternal(kp.ek, m);
   Bytes overflow = ToBytes(kp.ek.bytes());
   overflow[0] = 0x01;
   overflow[1] = static_cast<std::uint8_t>((overflow[1] & 0xF0) | 0x0D);  // first coefficient = q
@@ -1076,7 +1077,7 @@ TEST(MlKem768Vectors, UnsupportedInputsAreErrorsNotPasses) {
 
 TEST(MlKem768Vectors, AcvpKeyChecks) {
   // The key-check functions of later ACVP releases, on keys made here.
-  const auto kp = MlKem768KeyGenInternal(SecretOf<32>(1), SecretOf<32>(2));
+  const auto kp = for_testing::MlKem768KeyGenInternal(SecretOf<32>(1), SecretOf<32>(2));
   Bytes bad_ek = ToBytes(kp.ek.bytes());
   bad_ek[0] = 0xFF;
   bad_ek[1] |= 0x0F;  // first coefficient 4095
@@ -1117,7 +1118,7 @@ TEST(MlKem768, RoundTrip) {
 }
 
 TEST(MlKem768, EncodingsRoundTripAndSeedFormMatchesKeyGen) {
-  const auto kp = MlKem768KeyGenInternal(SecretOf<32>(10), SecretOf<32>(20));
+  const auto kp = for_testing::MlKem768KeyGenInternal(SecretOf<32>(10), SecretOf<32>(20));
   auto ek = MlKem768EncapsulationKey::Decode(kp.ek.bytes());
   ASSERT_TRUE(ek.ok());
   EXPECT_EQ(ToBytes(ek->bytes()), ToBytes(kp.ek.bytes()));
@@ -1145,8 +1146,8 @@ TEST(MlKem768, EncodingsRoundTripAndSeedFormMatchesKeyGen) {
   EXPECT_EQ(ToBytes(dkv.subspan(2368, 32)), ToBytes(SecretOf<32>(20).Expose()));
 
   // Encaps_internal is deterministic in m; Decaps recovers its key.
-  const auto e1 = MlKem768EncapsInternal(kp.ek, SecretOf<32>(30));
-  const auto e2 = MlKem768EncapsInternal(*ek, SecretOf<32>(30));
+  const auto e1 = for_testing::MlKem768EncapsInternal(kp.ek, SecretOf<32>(30));
+  const auto e2 = for_testing::MlKem768EncapsInternal(*ek, SecretOf<32>(30));
   EXPECT_EQ(e1.ciphertext, e2.ciphertext);
   EXPECT_TRUE(e1.shared_secret.ConstantTimeEquals(e2.shared_secret));
   auto k = MlKem768Decaps(*dk, e1.ciphertext);
@@ -1252,8 +1253,8 @@ TEST(MlKem768, EncapsulationKeyModulusCheckAtEveryPolynomial) {
 TEST(MlKem768, ComparisonsDetectOneFlippedBit) {
   // The mutation check on this file's own comparisons: flipping any one bit of an expected value
   // must make the comparison fail.
-  const auto kp = MlKem768KeyGenInternal(SecretOf<32>(40), SecretOf<32>(41));
-  const auto enc = MlKem768EncapsInternal(kp.ek, SecretOf<32>(42));
+  const auto kp = for_testing::MlKem768KeyGenInternal(SecretOf<32>(40), SecretOf<32>(41));
+  const auto enc = for_testing::MlKem768EncapsInternal(kp.ek, SecretOf<32>(42));
   auto k = MlKem768Decaps(kp.dk, enc.ciphertext);
   ASSERT_TRUE(k.ok());
   ASSERT_TRUE(k->ConstantTimeEquals(enc.shared_secret));

@@ -1,14 +1,20 @@
-// The CSPRNG: fresh output, no repeats across threads or a fork, unbiased bytes, and the rejection
-// sampler's range.
+// The CSPRNG: fresh output, no repeats across threads or any kind of child process (fork, glibc's
+// _Fork and a raw clone(2), which run no atfork handler, with and without MADV_WIPEONFORK),
+// reseeding by the header's rule, unbiased bytes, and the rejection sampler's range.
 #include "veil/crypto/random.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <functional>
 #include <set>
 #include <thread>
+
+#include "veil/crypto/testing/random.h"
 
 namespace veil::crypto {
 namespace {
@@ -74,6 +80,79 @@ TEST(Random, ChildAfterForkDoesNotRepeatParent) {
   close(fds[0]);
   close(fds[1]);
   EXPECT_NE(parent, child);
+}
+
+// Draws 32 bytes in a child made by `spawn` (which returns 0 in the child, as fork does) and 32 in
+// the parent afterwards; the parent has drawn before, so its stream exists when the child is made.
+std::pair<Bytes, Bytes> ParentAndChildDraws(const std::function<pid_t()>& spawn) {
+  (void)RandomBytes(8);
+  int fds[2];
+  if (pipe(fds) != 0) return {};
+  const pid_t pid = spawn();
+  if (pid == 0) {
+    // Only async-signal-safe work here: no allocation (a raw clone leaves glibc's locks as they
+    // were), just the generator, write and _exit.
+    std::array<std::uint8_t, 32> c;
+    RandomBytes(c);
+    const ssize_t w = write(fds[1], c.data(), c.size());
+    _exit(w == 32 ? 0 : 1);
+  }
+  Bytes parent = RandomBytes(32);
+  Bytes child(32);
+  const bool got = pid > 0 && read(fds[0], child.data(), child.size()) == 32;
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  close(fds[0]);
+  close(fds[1]);
+  EXPECT_TRUE(got && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  return {parent, child};
+}
+
+// clone(2) with only the exit signal: a fork that glibc does not see, so no atfork handler runs.
+pid_t RawClone() {
+  return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr));
+}
+
+TEST(Random, ChildOfRawCloneOrForkWithoutHandlersDoesNotRepeatParent) {
+  auto [parent, child] = ParentAndChildDraws(RawClone);
+  EXPECT_NE(parent, child);
+  auto [parent2, child2] = ParentAndChildDraws([] { return _Fork(); });
+  EXPECT_NE(parent2, child2);
+}
+
+// Where MADV_WIPEONFORK fails, the getpid check must catch the children that no atfork handler
+// sees. A fresh thread gets a state made while the failure is simulated.
+TEST(Random, PidCheckCatchesChildrenWhenWipeOnForkFails) {
+  for_testing::SimulateWipeOnForkFailure(true);
+  std::thread t([] {
+    EXPECT_FALSE(for_testing::CurrentThreadRandomStats().wipe_on_fork);
+    auto [parent, child] = ParentAndChildDraws(RawClone);
+    EXPECT_NE(parent, child);
+    auto [parent2, child2] = ParentAndChildDraws([] { return _Fork(); });
+    EXPECT_NE(parent2, child2);
+    auto [parent3, child3] = ParentAndChildDraws(fork);
+    EXPECT_NE(parent3, child3);
+  });
+  t.join();
+  for_testing::SimulateWipeOnForkFailure(false);
+  std::thread fresh([] { EXPECT_TRUE(for_testing::CurrentThreadRandomStats().wipe_on_fork); });
+  fresh.join();
+}
+
+// One request far beyond the reseed interval still gets a fresh key every kRandomReseedBytes.
+TEST(Random, LongRequestReseedsWithin) {
+  const std::uint64_t before = for_testing::CurrentThreadRandomStats().reseeds;
+  Bytes big(3 * kRandomReseedBytes + 5);
+  RandomBytes(big);
+  EXPECT_GE(for_testing::CurrentThreadRandomStats().reseeds - before, 3u);
+}
+
+// Many small requests reseed by count, long before their bytes reach kRandomReseedBytes.
+TEST(Random, ManySmallRequestsReseed) {
+  const std::uint64_t before = for_testing::CurrentThreadRandomStats().reseeds;
+  std::array<std::uint8_t, 1> b;
+  for (std::uint64_t i = 0; i < 2 * kRandomReseedCalls + 1; ++i) RandomBytes(b);
+  EXPECT_GE(for_testing::CurrentThreadRandomStats().reseeds - before, 2u);
 }
 
 TEST(Random, UniformRangeAndSpread) {

@@ -623,6 +623,95 @@ TEST(Shamir, SharesOfDifferentSplitsAreRejected) {
   EXPECT_EQ(ShamirCombine(mixed).status().code(), Code::kVerificationFailed);
 }
 
+// The documented limit (shamir.h, docs/notes/shamir.md): the tag has no key outside the split,
+// so it shows that shares are consistent, not where they came from. Someone who sees only the
+// public headers (split id, t, length) can deal a full set of t shares of a secret of their own,
+// and combine accepts it. A genuine share given beside them as an extra one, or mixed into the set,
+// is what gives the forgery away.
+TEST(Shamir, FullyForgedSetOfThresholdSharesCombines) {
+  const SecretBytes genuine_secret = PatternSecret(32, 1);
+  const std::vector<ShamirShare> genuine = Split(genuine_secret, 3, 5);
+  const ShamirSplitId id = genuine[0].split_id();  // public: in every header
+  const SecretBytes forged_secret = PatternSecret(32, 99);
+  TestRandom r(7);
+  auto forged = ShamirSplit(forged_secret, 3, 5, [&](MutableByteView out) {
+    r.Fill(out);
+    std::copy(id.begin(), id.end(), out.begin());  // the split id is the first thing drawn
+  });
+  ASSERT_TRUE(forged.ok());
+  ASSERT_EQ((*forged)[0].split_id(), id);
+  ASSERT_EQ((*forged)[0].threshold(), genuine[0].threshold());
+  ASSERT_EQ((*forged)[0].secret_size(), genuine[0].secret_size());
+
+  // t forged shares: accepted, and the result is the forger's secret.
+  ExpectCombinesTo(Pick(*forged, {0, 1, 2}), forged_secret);
+  ExpectCombinesTo(Pick(*forged, {4, 1, 3}), forged_secret);
+  // A genuine share as an extra one does not lie on the forged polynomials.
+  std::vector<ShamirShare> with_extra = Pick(*forged, {0, 1, 2});
+  with_extra.push_back(genuine[3].Clone());
+  EXPECT_EQ(ShamirCombine(with_extra).status().code(), Code::kVerificationFailed);
+  // Fewer than t forged shares among genuine ones: the tag catches the mixture.
+  std::vector<ShamirShare> mixed = Pick(genuine, {0, 1});
+  mixed.push_back((*forged)[2].Clone());
+  EXPECT_EQ(ShamirCombine(mixed).status().code(), Code::kVerificationFailed);
+  mixed = Pick(genuine, {0});
+  mixed.push_back((*forged)[1].Clone());
+  mixed.push_back((*forged)[2].Clone());
+  EXPECT_EQ(ShamirCombine(mixed).status().code(), Code::kVerificationFailed);
+}
+
+// The same limit from the other side: a forger who holds t - 1 genuine shares knows every share
+// but one of a set, and can compute that last one so that the set interpolates to a vector of
+// their choice, S* || K* || T* with a valid tag. Only a share the forger has not seen stops this.
+TEST(Shamir, ThresholdMinusOneGenuineSharesPlusOneComputedCombine) {
+  const std::vector<ShamirShare> genuine = Split(PatternSecret(32, 1), 3, 5);
+  const std::size_t len = 32 + kShamirValueOverhead;
+  // V* = S* || K* || T*, T* = SHA-256("veil.shamir.v1" || id || t || K* || S*)[0..16).
+  const SecretBytes forged_secret = PatternSecret(32, 77);
+  const Bytes check_key(kShamirCheckKeySize, 0x5a);
+  const ShamirSplitId& id = genuine[0].split_id();
+  const Bytes tag_input =
+      Concat({AsBytes("veil.shamir.v1"), id, Bytes{3}, check_key, forged_secret.Expose()});
+  std::array<std::uint8_t, crypto_hash_sha256_BYTES> digest;
+  crypto_hash_sha256(digest.data(), tag_input.data(), tag_input.size());
+  const Bytes v = Concat({forged_secret.Expose(), check_key, ByteView(digest).first(16)});
+  // Lagrange at 0 over the nodes 1, 2 (genuine) and 3 (computed): V = sum_i L_i(0) y_i, so
+  // y_3 = (V - L_1(0) y_1 - L_2(0) y_2) / L_3(0), with L_i(0) = prod_{m != i} x_m / (x_i - x_m).
+  const auto inv = [](std::uint8_t a) {
+    for (unsigned b = 1; b < 256; ++b) {
+      if (NaiveMul(a, static_cast<std::uint8_t>(b)) == 1) return static_cast<std::uint8_t>(b);
+    }
+    return std::uint8_t{0};
+  };
+  const std::array<std::uint8_t, 3> x = {1, 2, 3};
+  std::array<std::uint8_t, 3> l0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::uint8_t num = 1, den = 1;
+    for (std::size_t m = 0; m < 3; ++m) {
+      if (m == i) continue;
+      num = NaiveMul(num, x[m]);
+      den = NaiveMul(den, x[i] ^ x[m]);
+    }
+    l0[i] = NaiveMul(num, inv(den));
+  }
+  Bytes y3(len);
+  for (std::size_t b = 0; b < len; ++b) {
+    const std::uint8_t rest =
+        NaiveMul(l0[0], genuine[0].y().Expose()[b]) ^ NaiveMul(l0[1], genuine[1].y().Expose()[b]);
+    y3[b] = NaiveMul(v[b] ^ rest, inv(l0[2]));
+  }
+  Bytes encoded = EncodeToBytes(genuine[2]);  // the header of index 3; its value is replaced
+  ASSERT_EQ(encoded.size(), 14 + len);
+  std::copy(y3.begin(), y3.end(), encoded.begin() + 14);
+
+  std::vector<ShamirShare> set = Pick(genuine, {0, 1});
+  set.push_back(DecodeOrDie(encoded));
+  ExpectCombinesTo(set, forged_secret);
+  // A fourth, genuine share the forger has not seen exposes the set.
+  set.push_back(genuine[3].Clone());
+  EXPECT_EQ(ShamirCombine(set).status().code(), Code::kVerificationFailed);
+}
+
 TEST(Shamir, DuplicateIndicesAreRejected) {
   const std::vector<ShamirShare> shares = Split(PatternSecret(32, 1), 2, 3);
   auto got = ShamirCombine(Pick(shares, {0, 0, 1}));

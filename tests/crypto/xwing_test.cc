@@ -6,6 +6,7 @@
 #include "test_util.h"
 #include "veil/crypto/hpke.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/testing/xwing.h"
 #include "wycheproof.h"
 
 namespace veil::crypto {
@@ -23,7 +24,7 @@ TEST(XWing, DraftVectors) {
     EXPECT_EQ(test::Hx(dk->public_key()), v["pk"].get<std::string>());
     EXPECT_EQ(test::Hx(dk->seed().Expose()), v["sk"].get<std::string>());
     const Bytes eseed = test::H(v["eseed"].get<std::string>());
-    auto enc = XWingEncapsulateDerand(
+    auto enc = for_testing::XWingEncapsulateDerand(
         dk->public_key(), Secret<64>::CopyFrom(std::span<const std::uint8_t, 64>(eseed)));
     ASSERT_TRUE(enc.ok());
     EXPECT_EQ(test::Hx(enc->ciphertext), v["ct"].get<std::string>());

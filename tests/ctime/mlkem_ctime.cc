@@ -18,6 +18,7 @@
 #include "ctime.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/mlkem768.h"
+#include "veil/crypto/testing/mlkem768.h"
 
 namespace veil::crypto {
 namespace {
@@ -48,10 +49,10 @@ void KeyGenEncapsDecaps() {
     const auto d = ClassifiedSecret<32>(static_cast<std::uint8_t>(1 + round));
     const auto z = ClassifiedSecret<32>(static_cast<std::uint8_t>(2 + round));
     const auto m = ClassifiedSecret<32>(static_cast<std::uint8_t>(3 + round));
-    const MlKem768KeyPair kp = MlKem768KeyGenInternal(d, z);
+    const MlKem768KeyPair kp = for_testing::MlKem768KeyGenInternal(d, z);
 
     // Encapsulation to the (public) ek with a secret m; the ciphertext comes back public.
-    const MlKem768Encapsulation enc = MlKem768EncapsInternal(kp.ek, m);
+    const MlKem768Encapsulation enc = for_testing::MlKem768EncapsInternal(kp.ek, m);
 
     // The decapsulation key as it would arrive from storage: every byte secret.
     const SecretBytes dk_bytes = kp.dk.Encode();
@@ -83,7 +84,7 @@ void FromSeed() {
   const auto d_z = ClassifiedSecret<kMlKem768SeedSize>(9);
   const auto dk = MlKem768DecapsulationKey::FromSeed(d_z);
   const auto m = ClassifiedSecret<32>(10);
-  const auto enc = MlKem768EncapsInternal(dk.encapsulation_key(), m);
+  const auto enc = for_testing::MlKem768EncapsInternal(dk.encapsulation_key(), m);
   auto k = MlKem768Decaps(dk, enc.ciphertext);
   if (!k.ok() || !SameKey(*k, enc.shared_secret)) Fail("seed-form key did not round-trip");
 }

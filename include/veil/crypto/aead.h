@@ -10,6 +10,8 @@
 // AesGcm below is the general AES-GCM (any IV length, AES-192 too) that conformance vectors need;
 // new code uses Aead with its standard 12-byte nonces.
 //
+// A moved-from Aead or AesGcm aborts when used.
+//
 // Thread safety: an Aead or AesGcm object holds a cipher context; use one object per thread.
 #pragma once
 
@@ -82,6 +84,7 @@ class Aead {
 
  private:
   explicit Aead(AeadAlg alg);
+  void CheckNotMovedFrom() const;
   AeadAlg alg_;
   SecretBytes key_;              // ChaCha variants
   std::unique_ptr<AesGcm> aes_;  // AES variants

@@ -11,6 +11,8 @@
 //   private key = ML-DSA-65 seed xi (32) || Ed25519 seed (32)      64 bytes
 //   signature   = ML-DSA-65 sig (3309) || Ed25519 sig (64)         3373 bytes
 //
+// A moved-from key aborts when used.
+//
 // Thread safety: keys are immutable after construction; functions are safe from any thread.
 #pragma once
 
@@ -42,6 +44,7 @@ class CompositeVerifyingKey {
  private:
   struct State;
   explicit CompositeVerifyingKey(std::shared_ptr<const State> s) : s_(std::move(s)) {}
+  const State& Live() const;
   friend class CompositeSigningKey;
   std::shared_ptr<const State> s_;
 };
@@ -64,6 +67,7 @@ class CompositeSigningKey {
  private:
   struct State;
   explicit CompositeSigningKey(std::unique_ptr<State> s);
+  const State& Live() const;
   std::unique_ptr<State> s_;
 };
 

@@ -4,6 +4,8 @@
 // 5.1.7), as are non-canonical encodings of R or A and public keys of small order (libsodium's
 // checks). Signing is deterministic, as the RFC specifies.
 //
+// A moved-from signing key aborts when used (its secret is a Secret<64>, secret.h).
+//
 // Thread safety: every function is safe from any thread; keys are values.
 #pragma once
 

@@ -26,7 +26,9 @@ constexpr std::size_t BlockSize(HashAlg alg) { return alg == HashAlg::kSha256 ? 
 using Sha256Digest = std::array<std::uint8_t, 32>;
 using Sha512Digest = std::array<std::uint8_t, 64>;
 
-// Incremental hashing: Update any number of times, then Final once (Reset to start over).
+// Incremental hashing: Update any number of times, then Final once (Reset to start over). Update
+// or Final after Final without a Reset, or any use of a moved-from object, aborts: OpenSSL would
+// carry on from a cleared state and return a digest of nothing in particular.
 class Sha2 {
  public:
   explicit Sha2(HashAlg alg);
@@ -44,9 +46,11 @@ class Sha2 {
   void Reset();
 
  private:
+  void CheckUsable() const;
   HashAlg alg_;
   struct Ctx;
   std::unique_ptr<Ctx> ctx_;
+  bool finished_ = false;
 };
 
 Sha256Digest Sha256(ByteView data);

@@ -9,6 +9,11 @@
 // not open is VerificationFailed(); a context whose sequence number would wrap is
 // kResourceExhausted; Seal/Open on an export-only context is kFailedPrecondition.
 //
+// The ephemeral key is always fresh: setups that take it from the caller (RFC 9180's test vectors
+// derive it from ikmE) are for tests only, in veil/crypto/testing/hpke.h, since a reused ephemeral
+// key repeats the key and nonces of every context it sets up. A moved-from Context aborts when
+// used.
+//
 // Thread safety: free functions are safe from any thread; a Context is single-threaded.
 #pragma once
 
@@ -61,9 +66,6 @@ struct SetupOptions {
   ByteView psk_id;                                  // psk, auth_psk
   const SecretBytes* sender_private_key = nullptr;  // auth, auth_psk (sender side)
   ByteView sender_public_key;                       // auth, auth_psk (recipient side)
-  // Test vectors only: the ephemeral key's ikm (DHKEM) or the 64-byte eseed (X-Wing), instead of
-  // fresh randomness. Never set this in production.
-  ByteView derandomize;
 };
 
 class Context {
@@ -87,6 +89,7 @@ class Context {
   struct State;
   friend struct ContextFactory;
   explicit Context(std::unique_ptr<State> state);
+  State& Live() const;
   std::unique_ptr<State> state_;
 };
 

@@ -1,10 +1,13 @@
 // ML-DSA-65 signatures (FIPS 204, parameter set ML-DSA-65, NIST security category 3).
 //
-// Pure ML-DSA (FIPS 204 Algorithms 1 to 3) with an optional context string of at most 255 bytes,
-// the internal functions that the standard's test vectors exercise (Algorithms 6 to 8), and the
-// "external mu" form of signing and verification, in which the caller supplies
-// mu = H(H(pk, 64) || M', 64) (FIPS 204 sec. 6.2 and its footnote on computing mu elsewhere).
-// HashML-DSA (pre-hashing) is not provided.
+// Pure ML-DSA (FIPS 204 Algorithms 1 to 3) with an optional context string of at most 255 bytes.
+// HashML-DSA (pre-hashing) is not provided. The internal functions that the standard's test vectors
+// exercise (Sign_internal and Verify_internal, Algorithms 7 and 8, on a caller-formed M' and with a
+// caller-chosen rnd) and the "external mu" forms are specified for testing and for use inside a
+// cryptographic module (FIPS 204 sec. 6), not as an application interface: a caller-formed M' or mu
+// skips the domain separation of pure ML-DSA. They live in veil/crypto/testing/mldsa65.h.
+// KeyGen_internal stays here as MlDsa65KeyGenFromSeed, since a key pair stored as its 32-byte seed
+// is a normal key format.
 //
 // Keys are decoded once into objects that keep the expanded matrix A and the NTT forms of the key
 // polynomials, so repeated signatures or verifications with one key skip that work. Decoding is
@@ -20,7 +23,7 @@
 //
 // Thread safety: keys are immutable after construction; any number of threads may sign or verify
 // with the same key object at once. Public keys are cheap to copy (the precomputed state is
-// shared); secret keys are move-only and wipe themselves.
+// shared); secret keys are move-only and wipe themselves. A moved-from key aborts when used.
 #pragma once
 
 #include <array>
@@ -43,7 +46,6 @@ inline constexpr std::size_t kMlDsa65RandomnessSize = 32;  // rnd of Algorithm 7
 inline constexpr std::size_t kMlDsaMaxContextSize = 255;
 
 using MlDsa65Signature = std::array<std::uint8_t, kMlDsa65SignatureSize>;
-using MlDsa65Mu = std::array<std::uint8_t, kMlDsa65MuSize>;
 
 namespace mldsa {
 struct PublicKeyState;
@@ -108,25 +110,9 @@ enum class MlDsaSigning { kHedged, kDeterministic };
 Result<MlDsa65Signature> MlDsa65Sign(const MlDsa65SecretKey& sk, ByteView message,
                                      ByteView context = {},
                                      MlDsaSigning mode = MlDsaSigning::kHedged);
-// ML-DSA.Sign_internal (Algorithm 7) on a caller-formed M'.
-MlDsa65Signature MlDsa65SignInternal(const MlDsa65SecretKey& sk, ByteView m_prime,
-                                     const Secret<32>& rnd);
-// Algorithm 7 from line 7 on, with mu computed by the caller.
-MlDsa65Signature MlDsa65SignExternalMu(const MlDsa65SecretKey& sk,
-                                       std::span<const std::uint8_t, 64> mu, const Secret<32>& rnd);
-
-// mu = H(H(pk, 64) || 0 || |ctx| || ctx || M, 64), the message representative of pure ML-DSA,
-// for use with the external-mu functions. A context over 255 bytes is kInvalidArgument.
-Result<MlDsa65Mu> MlDsa65ComputeMu(const MlDsa65PublicKey& pk, ByteView message,
-                                   ByteView context = {});
 
 // ML-DSA.Verify (Algorithm 3).
 Status MlDsa65Verify(const MlDsa65PublicKey& pk, ByteView message, ByteView context,
                      ByteView signature);
-// ML-DSA.Verify_internal (Algorithm 8) on a caller-formed M'.
-Status MlDsa65VerifyInternal(const MlDsa65PublicKey& pk, ByteView m_prime, ByteView signature);
-// Algorithm 8 from line 8 on, with mu computed by the caller.
-Status MlDsa65VerifyExternalMu(const MlDsa65PublicKey& pk, std::span<const std::uint8_t, 64> mu,
-                               ByteView signature);
 
 }  // namespace veil::crypto

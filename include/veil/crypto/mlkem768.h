@@ -18,6 +18,14 @@
 // data only (lengths, ek, the ciphertext); tests/ctime/mlkem_ctime.cc checks this under valgrind.
 // The decapsulation key and the shared secrets live in wiped, move-only containers.
 //
+// The internal functions of FIPS 203 sec. 6 (KeyGen_internal, Encaps_internal with a caller-chosen
+// m) are specified for testing, not as an application interface; a reused or predictable m gives
+// the shared secret away. They live in veil/crypto/testing/mlkem768.h, which only tests, fuzzers
+// and the conformance runner include. A key pair stored as its seed d || z is a normal key format
+// (sec. 7.1 allows it), so FromSeed stays here.
+//
+// Moved-from: a moved-from decapsulation key aborts when used (secret.h).
+//
 // Thread safety: keys are immutable values after construction and may be shared between threads;
 // every function is safe to call concurrently.
 #pragma once
@@ -41,7 +49,7 @@ inline constexpr std::size_t kMlKem768EncapsulationKeySize = 1184,
 inline constexpr std::size_t kMlKem768SeedSize = 64;
 
 class MlKem768DecapsulationKey;
-struct MlKem768KeyPair;
+class MlKem768Access;  // the implementation's way in (src/crypto/mlkem/mlkem768_access.h)
 
 // ek: ByteEncode_12(t_hat) || rho, checked, with H(ek) computed once.
 class MlKem768EncapsulationKey {
@@ -56,7 +64,7 @@ class MlKem768EncapsulationKey {
 
  private:
   friend class MlKem768DecapsulationKey;
-  friend MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z);
+  friend class MlKem768Access;
   // From bytes known to pass the modulus check (produced by KeyGen or checked by the caller).
   static MlKem768EncapsulationKey FromCheckedBytes(ByteView b);
   MlKem768EncapsulationKey() = default;
@@ -72,7 +80,8 @@ class MlKem768DecapsulationKey {
   // modulus check of the embedded ek. kInvalidArgument otherwise.
   static Result<MlKem768DecapsulationKey> Decode(ByteView b);
   // ML-KEM.KeyGen_internal(d, z) from the 64-byte seed d || z (the "seed" private-key format used
-  // by Wycheproof and the IETF ML-KEM key formats); the expanded form is Encode().
+  // by Wycheproof and the IETF ML-KEM key formats; FIPS 203 sec. 7.1 allows storing a key pair as
+  // its seed); the expanded form is Encode().
   static MlKem768DecapsulationKey FromSeed(const Secret<kMlKem768SeedSize>& d_z);
 
   // The 2400-byte standard encoding (Wycheproof calls it "semi-expanded").
@@ -80,8 +89,7 @@ class MlKem768DecapsulationKey {
   const MlKem768EncapsulationKey& encapsulation_key() const { return ek_; }
 
  private:
-  friend MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z);
-  friend Result<Secret<32>> MlKem768Decaps(const MlKem768DecapsulationKey& dk, ByteView ciphertext);
+  friend class MlKem768Access;
   MlKem768DecapsulationKey(SecretBytes dk, MlKem768EncapsulationKey ek)
       : dk_(std::move(dk)), ek_(ek) {}
 
@@ -96,8 +104,6 @@ struct MlKem768KeyPair {
 
 // ML-KEM.KeyGen (Algorithm 19): d and z from the CSPRNG.
 MlKem768KeyPair MlKem768KeyGen();
-// ML-KEM.KeyGen_internal (Algorithm 16): deterministic, for tests and for keys stored as seeds.
-MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z);
 
 struct MlKem768Encapsulation {
   std::array<std::uint8_t, kMlKem768CiphertextSize> ciphertext;
@@ -107,9 +113,6 @@ struct MlKem768Encapsulation {
 // ML-KEM.Encaps (Algorithm 20): m from the CSPRNG. The input check of sec. 7.2 was done when ek
 // was decoded.
 MlKem768Encapsulation MlKem768Encaps(const MlKem768EncapsulationKey& ek);
-// ML-KEM.Encaps_internal (Algorithm 17): deterministic in m, for tests.
-MlKem768Encapsulation MlKem768EncapsInternal(const MlKem768EncapsulationKey& ek,
-                                             const Secret<32>& m);
 
 // ML-KEM.Decaps (Algorithm 21). A ciphertext of the wrong length is kInvalidArgument (the type
 // check of sec. 7.3); any 1088-byte ciphertext yields a key, the implicit-rejection key J(z || c)

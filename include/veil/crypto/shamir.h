@@ -1,17 +1,32 @@
-// Shamir t-of-n secret sharing over GF(2^8), with shares that detect tampering.
+// Shamir t-of-n secret sharing over GF(2^8), with shares that detect corruption and mix-ups.
 //
 // ShamirSplit cuts a secret of 1 byte to 64 KiB into n shares (1 <= t <= n <= 255) such that any t
 // of them give the secret back and any t - 1 reveal nothing about it, not even to an unbounded
 // adversary. Each byte is shared with its own random polynomial of degree t - 1 whose constant
 // term is that byte; share x holds the polynomials' values at x. Besides the secret S, the shared
 // vector carries a random 16-byte check key K and a 16-byte tag T = SHA-256(label, split id, t, K,
-// S) truncated, so ShamirCombine notices a wrong, corrupted or forged share and returns
-// VerificationFailed rather than a wrong secret; K keeps even a short, guessable secret from being
-// confirmed by someone who alters a share and watches whether combining succeeds. Every share of
-// one split also carries the same public random split id, so shares of different splits are told
-// apart with a clear error. t = 1 is allowed: every share is then a copy of S || K || T
-// (replication, for callers that want one code path for any threshold). docs/notes/shamir.md has
-// the math, the security argument and the byte format.
+// S) truncated. Every share of one split also carries the same public random split id, so shares
+// of different splits are told apart with a clear error. t = 1 is allowed: every share is then a
+// copy of S || K || T (replication, for callers that want one code path for any threshold).
+// docs/notes/shamir.md has the math, the security argument and the byte format.
+//
+// What is detected (ShamirCombine refuses and returns no secret, never a wrong one): accidental
+// corruption of any share; a mixture of shares from different splits (even under a rewritten or
+// colliding split id); a changed header (index, threshold, length); and any change made by someone
+// who does not know every share that combine uses, since at least one unknown share leaves K
+// unpredictable (about 2^-128 to pass). Headers that disagree are InvalidArgument, the rest
+// VerificationFailed. K also keeps a short, guessable secret from being confirmed by someone who
+// alters a share and watches whether combining succeeds. With more than t shares, every extra share
+// must lie on the same polynomials.
+//
+// What is not detected: the tag has no key outside the split, so it proves consistency, not
+// origin. Whoever knows all t shares that combine uses can make them interpolate to any secret
+// with a valid tag: by dealing a fresh set (the public split id, t and length copied from a
+// header), or by computing the last share to fit t - 1 genuine ones they hold. ShamirCombine then
+// returns the forger's secret. A caller that combines shares from parties it does not trust must
+// authenticate them (a signature or MAC by the dealer under a key outside the split, or a
+// commitment to the secret kept elsewhere), or add one genuine share the forger has not seen as an
+// extra share beyond the t.
 //
 // Constant time: the arithmetic on secrets has no table lookup and no branch on secret data; the
 // share indices, the threshold, the number of shares and the secret's length are public.
@@ -108,7 +123,7 @@ Result<std::vector<ShamirShare>> ShamirSplit(const SecretBytes& secret, std::siz
 //     or the length; a repeated index; fewer shares than the threshold (all public facts).
 //   VerificationFailed: the first `threshold` shares do not reconstruct a secret whose tag checks,
 //     or a further share does not lie on the same polynomials. Nothing is returned then: a wrong
-//     secret is never handed out.
+//     secret is never handed out. A consistent set forged in full is not noticed (see above).
 Result<SecretBytes> ShamirCombine(std::span<const ShamirShare> shares);
 
 }  // namespace veil::crypto

@@ -11,6 +11,9 @@
 // DHKEM requires it). Public keys whose u-coordinate is not reduced mod p are accepted and reduced,
 // as RFC 7748 section 5 specifies.
 //
+// X25519SecretKey is a Secret<32>: a moved-from key aborts when used, rather than act as the
+// all-zero key (which clamps to the public scalar 2^254).
+//
 // Thread safety: every function is safe from any thread.
 #pragma once
 

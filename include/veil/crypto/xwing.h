@@ -6,6 +6,10 @@
 // not re-derive the ML-KEM key. Encapsulation checks the ML-KEM key (FIPS 203 7.2) and fails with
 // kInvalidArgument on a bad key; decapsulation never fails on a well-sized ciphertext.
 //
+// EncapsulateDerand (section 5.4.1), whose caller supplies the ephemeral randomness, is for test
+// vectors only (a reused eseed repeats the shared secret) and lives in veil/crypto/testing/xwing.h.
+// A moved-from decapsulation key aborts when used.
+//
 // Thread safety: keys are immutable values once built; functions are safe from any thread.
 #pragma once
 
@@ -47,6 +51,7 @@ class XWingDecapsulationKey {
  private:
   struct Expanded;
   explicit XWingDecapsulationKey(std::unique_ptr<Expanded> e);
+  const Expanded& Live() const;
   std::unique_ptr<Expanded> e_;
 };
 
@@ -57,8 +62,5 @@ struct XWingEncapsulation {
 
 // Encapsulate (5.4) with fresh randomness.
 Result<XWingEncapsulation> XWingEncapsulate(ByteView public_key);
-// EncapsulateDerand (5.4.1), for test vectors.
-Result<XWingEncapsulation> XWingEncapsulateDerand(ByteView public_key,
-                                                  const Secret<kXWingEncapsSeedSize>& eseed);
 
 }  // namespace veil::crypto

@@ -1,6 +1,7 @@
 // The public ML-DSA-65 interface (include/veil/crypto/mldsa65.h) over the internal algorithms of
-// sign.h: pure ML-DSA (FIPS 204 Algorithms 1 to 3), the internal functions (Algorithms 6 to 8)
-// and the external-mu forms.
+// sign.h: pure ML-DSA (FIPS 204 Algorithms 1 to 3); and, for tests only
+// (include/veil/crypto/testing/mldsa65.h), the internal functions (Algorithms 7, 8) and the
+// external-mu forms.
 #include "veil/crypto/mldsa65.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "params.h"
 #include "sign.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/testing/mldsa65.h"
 
 namespace veil::crypto {
 
@@ -30,7 +32,10 @@ class MlDsa65Access {
       std::unique_ptr<mldsa::SecretKeyState, mldsa::SecretKeyStateDeleter> s) {
     return MlDsa65SecretKey(std::move(s));
   }
-  static const mldsa::PublicKeyState& State(const MlDsa65PublicKey& pk) { return *pk.state_; }
+  static const mldsa::PublicKeyState& State(const MlDsa65PublicKey& pk) {
+    VEIL_CHECK_MSG(pk.state_ != nullptr, "ML-DSA: use of a moved-from public key");
+    return *pk.state_;
+  }
   static const mldsa::SecretKeyState& State(const MlDsa65SecretKey& sk) {
     VEIL_CHECK_MSG(sk.state_ != nullptr, "ML-DSA: use of a moved-from secret key");
     return *sk.state_;
@@ -40,6 +45,7 @@ class MlDsa65Access {
 namespace {
 
 using SecretState = std::unique_ptr<mldsa::SecretKeyState, mldsa::SecretKeyStateDeleter>;
+using Mu = std::array<std::uint8_t, kMlDsa65MuSize>;
 
 Status CheckContext(ByteView context) {
   if (context.size() > kMlDsaMaxContextSize) {
@@ -122,14 +128,25 @@ Result<MlDsa65Signature> MlDsa65Sign(const MlDsa65SecretKey& sk, ByteView messag
     RandomBytes(rnd.ExposeMutable());
   }
   const auto prefix = PurePrefix(context);
-  MlDsa65Mu mu;
+  Mu mu;
   mldsa::ComputeMu(mu, MlDsa65Access::State(sk).tr, {prefix, context, message});
   return SignWithMu(sk, mu, rnd.Expose());
 }
 
+Status MlDsa65Verify(const MlDsa65PublicKey& pk, ByteView message, ByteView context,
+                     ByteView signature) {
+  VEIL_RETURN_IF_ERROR(CheckContext(context));  // Algorithm 3, lines 1-3
+  const auto prefix = PurePrefix(context);
+  Mu mu;
+  mldsa::ComputeMu(mu, MlDsa65Access::State(pk).tr, {prefix, context, message});
+  return VerifyWithMu(pk, mu, signature);
+}
+
+namespace for_testing {
+
 MlDsa65Signature MlDsa65SignInternal(const MlDsa65SecretKey& sk, ByteView m_prime,
                                      const Secret<32>& rnd) {
-  MlDsa65Mu mu;
+  Mu mu;
   mldsa::ComputeMu(mu, MlDsa65Access::State(sk).tr, {m_prime});  // Algorithm 7, line 6
   return SignWithMu(sk, mu, rnd.Expose());
 }
@@ -148,17 +165,8 @@ Result<MlDsa65Mu> MlDsa65ComputeMu(const MlDsa65PublicKey& pk, ByteView message,
   return mu;
 }
 
-Status MlDsa65Verify(const MlDsa65PublicKey& pk, ByteView message, ByteView context,
-                     ByteView signature) {
-  VEIL_RETURN_IF_ERROR(CheckContext(context));  // Algorithm 3, lines 1-3
-  const auto prefix = PurePrefix(context);
-  MlDsa65Mu mu;
-  mldsa::ComputeMu(mu, MlDsa65Access::State(pk).tr, {prefix, context, message});
-  return VerifyWithMu(pk, mu, signature);
-}
-
 Status MlDsa65VerifyInternal(const MlDsa65PublicKey& pk, ByteView m_prime, ByteView signature) {
-  MlDsa65Mu mu;
+  Mu mu;
   mldsa::ComputeMu(mu, MlDsa65Access::State(pk).tr, {m_prime});  // Algorithm 8, line 7
   return VerifyWithMu(pk, mu, signature);
 }
@@ -168,4 +176,5 @@ Status MlDsa65VerifyExternalMu(const MlDsa65PublicKey& pk, std::span<const std::
   return VerifyWithMu(pk, mu, signature);
 }
 
+}  // namespace for_testing
 }  // namespace veil::crypto

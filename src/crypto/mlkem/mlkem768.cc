@@ -1,15 +1,18 @@
 // The public ML-KEM-768 API (veil/crypto/mlkem768.h) over the internal algorithms of kem.h: input
-// checks (FIPS 203 sec. 7), randomness (sec. 7.1-7.3), and the key types.
+// checks (FIPS 203 sec. 7), randomness (sec. 7.1-7.3), and the key types; the internal functions
+// for tests (veil/crypto/testing/mlkem768.h) and for X-Wing (mlkem768_access.h).
 #include "veil/crypto/mlkem768.h"
 
 #include <algorithm>
 #include <string>
 
 #include "kem.h"
+#include "mlkem768_access.h"
 #include "params.h"
 #include "veil/base/consttime.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/random.h"
+#include "veil/crypto/testing/mlkem768.h"
 
 namespace veil::crypto {
 namespace {
@@ -69,17 +72,15 @@ Result<MlKem768DecapsulationKey> MlKem768DecapsulationKey::Decode(ByteView b) {
 }
 
 MlKem768DecapsulationKey MlKem768DecapsulationKey::FromSeed(const Secret<kMlKem768SeedSize>& d_z) {
-  const auto d = Secret<32>::CopyFrom(d_z.Expose().first<32>());
-  const auto z = Secret<32>::CopyFrom(d_z.Expose().last<32>());
-  return std::move(MlKem768KeyGenInternal(d, z).dk);
+  return std::move(MlKem768Access::KeyGen(d_z.Expose().first<32>(), d_z.Expose().last<32>()).dk);
 }
 
-MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z) {
+MlKem768KeyPair MlKem768Access::KeyGen(std::span<const std::uint8_t, 32> d,
+                                       std::span<const std::uint8_t, 32> z) {
   std::array<std::uint8_t, P::kEkBytes> ek;
   SecretBytes dk(P::kDkBytes);
   mlkem::KeyGenInternal<P>(
-      d.Expose(), z.Expose(), ek,
-      std::span<std::uint8_t, P::kDkBytes>(dk.ExposeMutable().data(), P::kDkBytes));
+      d, z, ek, std::span<std::uint8_t, P::kDkBytes>(dk.ExposeMutable().data(), P::kDkBytes));
   // KeyGen_internal has just put H(ek) into dk (computed from the declassified ek, so public);
   // hashing the 1184 bytes again would cost nine more Keccak permutations.
   MlKem768EncapsulationKey ek_key;
@@ -88,21 +89,24 @@ MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z)
   return MlKem768KeyPair{MlKem768DecapsulationKey(std::move(dk), ek_key), ek_key};
 }
 
-MlKem768KeyPair MlKem768KeyGen() {
-  return MlKem768KeyGenInternal(RandomSecret<32>(), RandomSecret<32>());
-}
-
-MlKem768Encapsulation MlKem768EncapsInternal(const MlKem768EncapsulationKey& ek,
-                                             const Secret<32>& m) {
+MlKem768Encapsulation MlKem768Access::Encaps(const MlKem768EncapsulationKey& ek,
+                                             std::span<const std::uint8_t, 32> m) {
   MlKem768Encapsulation out;
   mlkem::EncapsInternal<P>(
-      std::span<const std::uint8_t, P::kEkBytes>(ek.bytes().data(), P::kEkBytes), ek.hash(),
-      m.Expose(), out.ciphertext, out.shared_secret.ExposeMutable());
+      std::span<const std::uint8_t, P::kEkBytes>(ek.bytes().data(), P::kEkBytes), ek.hash(), m,
+      out.ciphertext, out.shared_secret.ExposeMutable());
   return out;
 }
 
+ByteView MlKem768Access::DkBytes(const MlKem768DecapsulationKey& dk) { return dk.dk_.Expose(); }
+
+MlKem768KeyPair MlKem768KeyGen() {
+  const Secret<32> d = RandomSecret<32>(), z = RandomSecret<32>();
+  return MlKem768Access::KeyGen(d.Expose(), z.Expose());
+}
+
 MlKem768Encapsulation MlKem768Encaps(const MlKem768EncapsulationKey& ek) {
-  return MlKem768EncapsInternal(ek, RandomSecret<32>());
+  return MlKem768Access::Encaps(ek, RandomSecret<32>().Expose());
 }
 
 Result<Secret<32>> MlKem768Decaps(const MlKem768DecapsulationKey& dk, ByteView ciphertext) {
@@ -113,11 +117,24 @@ Result<Secret<32>> MlKem768Decaps(const MlKem768DecapsulationKey& dk, ByteView c
   }
   Secret<32> k;
   mlkem::DecapsInternal<P>(
-      std::span<const std::uint8_t, P::kDkBytes>(dk.dk_.Expose().data(), P::kDkBytes),
-      std::span<const std::uint8_t, P::kEkBytes>(dk.ek_.bytes().data(), P::kEkBytes),
+      std::span<const std::uint8_t, P::kDkBytes>(MlKem768Access::DkBytes(dk).data(), P::kDkBytes),
+      std::span<const std::uint8_t, P::kEkBytes>(dk.encapsulation_key().bytes().data(),
+                                                 P::kEkBytes),
       std::span<const std::uint8_t, P::kCtBytes>(ciphertext.data(), P::kCtBytes),
       k.ExposeMutable());
   return k;
 }
 
+namespace for_testing {
+
+MlKem768KeyPair MlKem768KeyGenInternal(const Secret<32>& d, const Secret<32>& z) {
+  return MlKem768Access::KeyGen(d.Expose(), z.Expose());
+}
+
+MlKem768Encapsulation MlKem768EncapsInternal(const MlKem768EncapsulationKey& ek,
+                                             const Secret<32>& m) {
+  return MlKem768Access::Encaps(ek, m.Expose());
+}
+
+}  // namespace for_testing
 }  // namespace veil::crypto
