@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -80,6 +81,17 @@ class DaemonProcess {
   }
 
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  // A field of /proc/PID/status in KiB (VmRSS, VmHWM: the peak resident set), or -1.
+  long StatusKiB(const std::string& field) const {
+    if (pid_ <= 0) return -1;
+    std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.rfind(field + ":", 0) == 0) return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+    }
+    return -1;
+  }
   int port() const { return port_; }
   std::string Log() const {
     std::ifstream f(log_);
