@@ -48,7 +48,7 @@ void BM_BorromeanRangeVerify(benchmark::State& state) {
     // From the wire: decoding (canonical checks, point decompression) is part of the cost.
     Transcript t = Context();
     auto decoded = BorromeanRangeProof::Decode(bytes);
-    benchmark::DoNotOptimize(decoded->Verify(t, c));
+    benchmark::DoNotOptimize(decoded->Verify(t, c, bits));
   }
   state.counters["bytes"] = static_cast<double>(bytes.size());
 }

@@ -156,33 +156,34 @@ template <class S>
 void BM_Dkg(benchmark::State& state) {
   std::vector<Identifier> ids;
   for (std::uint16_t i = 1; i <= kN; ++i) ids.push_back(Identifier::FromInteger(i).value());
+  const dkg::Ceremony ceremony = dkg::Ceremony::Create(AsBytes("bench"), ids, kT).value();
   for (auto _ : state) {
-    std::vector<zk::frost::dkg::Round1Secret<S>> r1;
-    std::vector<zk::frost::dkg::Round1Package<S>> packages;
+    std::vector<dkg::Round1Secret<S>> r1;
+    std::vector<dkg::Round1Package<S>> packages;
     for (const Identifier& id : ids) {
-      auto out = zk::frost::dkg::Part1<S>(id, kT, kN).value();
+      auto out = dkg::Part1<S>(ceremony, id).value();
       r1.push_back(std::move(out.secret));
       packages.push_back(std::move(out.package));
     }
-    std::vector<zk::frost::dkg::Round2Secret<S>> r2;
-    std::vector<std::vector<zk::frost::dkg::Round2Package<S>>> outbox;
+    std::vector<dkg::Round2Secret<S>> r2;
+    std::vector<std::vector<dkg::Round2Package<S>>> outbox;
     for (std::size_t i = 0; i < kN; ++i) {
-      std::vector<zk::frost::dkg::Round1Package<S>> others;
+      std::vector<dkg::Received<dkg::Round1Package<S>>> others;
       for (std::size_t j = 0; j < kN; ++j) {
-        if (j != i) others.push_back(packages[j]);
+        if (j != i) others.push_back({ids[j], packages[j]});
       }
-      auto out = zk::frost::dkg::Part2<S>(std::move(r1[i]), others).value();
+      auto out = dkg::Part2<S>(std::move(r1[i]), others).value();
       r2.push_back(std::move(out.secret));
       outbox.push_back(std::move(out.packages));
     }
     for (std::size_t i = 0; i < kN; ++i) {
-      std::vector<zk::frost::dkg::Round2Package<S>> inbox;
+      std::vector<dkg::Received<dkg::Round2Package<S>>> inbox;
       for (auto& box : outbox) {
         for (auto& p : box) {
-          if (p.recipient() == ids[i]) inbox.push_back(std::move(p));
+          if (p.recipient() == ids[i]) inbox.push_back({p.sender(), std::move(p)});
         }
       }
-      benchmark::DoNotOptimize(zk::frost::dkg::Part3<S>(std::move(r2[i]), inbox).value());
+      benchmark::DoNotOptimize(dkg::Part3<S>(std::move(r2[i]), inbox).value());
     }
   }
 }

@@ -90,14 +90,19 @@ const std::vector<std::array<ec::RistrettoPoint, 4>>& DigitMultiples() {
   return table;
 }
 
-// The statement: the proof's label, the width, C and the digit commitments; then the digest m
-// that every ring hash includes.
-std::array<std::uint8_t, 32> BindStatement(Transcript& t, unsigned bits,
-                                           const ec::CompressedRistretto& commitment,
-                                           const std::vector<ec::CompressedRistretto>& digits) {
+// The statement: the proof's label, the width and C. The prover appends it before it forks its
+// nonce generator, so that the nonces depend on it (TranscriptRng's rule: a broken RNG still never
+// repeats a nonce across two statements).
+void BindStatement(Transcript& t, unsigned bits, const ec::CompressedRistretto& commitment) {
   t.AppendMessage("proof", AsBytes(kProofLabel));
   t.AppendU64("bits", bits);
   t.AppendPoint("C", commitment);
+}
+
+// The digit commitments, which the nonces produce; then the digest m that every ring hash
+// includes.
+std::array<std::uint8_t, 32> BindDigits(Transcript& t,
+                                        const std::vector<ec::CompressedRistretto>& digits) {
   for (const auto& c : digits) t.AppendPoint("C_i", c);
   std::array<std::uint8_t, 32> m;
   t.ChallengeBytes("m", m);
@@ -138,10 +143,9 @@ Result<BorromeanRangeProof> BorromeanRangeProof::Prove(Transcript& transcript, s
   return BorromeanRangeInternal::ProveUnchecked(transcript, value, blinding, bits);
 }
 
-BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcript,
-                                                           std::uint64_t value,
-                                                           const ec::Scalar& blinding,
-                                                           unsigned bits) {
+BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(
+    Transcript& transcript, std::uint64_t value, const ec::Scalar& blinding, unsigned bits,
+    const std::span<const std::uint8_t, 32>* randomness) {
   using Proof = BorromeanRangeProof;
 
   const PedersenGens& gens = PedersenGens::Default();
@@ -150,12 +154,18 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
   const ec::RistrettoPoint commitment =
       gens.Commit(ec::Scalar::FromUint64(value), blinding).point();
 
-  // Nonces from the transcript, the witness and fresh randomness (TranscriptRng).
-  Transcript rng_base = transcript;
-  rng_base.AppendMessage("proof", AsBytes(kProofLabel));
-  TranscriptRng rng = rng_base.BuildRng();
+  // The statement first, then nonces from the transcript, the witness and fresh randomness
+  // (TranscriptRng).
+  ec::CompressedRistretto c_enc = commitment.Encode();
+  VEIL_DECLASSIFY(&c_enc, sizeof c_enc);  // the statement
+  BindStatement(transcript, bits, c_enc);
+  TranscriptRng rng = transcript.BuildRng();
   rng.AppendWitness("v", ec::Scalar::FromUint64(value)).AppendWitness("r", blinding);
-  rng.Finalize();
+  if (randomness != nullptr) {
+    rng.FinalizeWithRandomness(*randomness);
+  } else {
+    rng.Finalize();
+  }
 
   // Digits, their blindings (summing to r) and commitments C_i = d_i 4^i G + r_i H, with d_i 4^i G
   // taken from the table by masked selection.
@@ -187,10 +197,7 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
       r[i] = blinding - r_sum;
     }
   }
-  ec::CompressedRistretto c_enc = commitment.Encode();
-  VEIL_DECLASSIFY(&c_enc, sizeof c_enc);  // the statement
-  const std::array<std::uint8_t, 32> m =
-      BindStatement(transcript, bits, c_enc, proof.digit_commitments_);
+  const std::array<std::uint8_t, 32> m = BindDigits(transcript, proof.digit_commitments_);
   const auto members = RingMembers(bits, commitment, proof.digit_points_);
 
   // The rings run in lock step, slot by slot, so that each slot's k ring points are encoded as one
@@ -284,10 +291,14 @@ BorromeanRangeProof BorromeanRangeInternal::ProveUnchecked(Transcript& transcrip
   return proof;
 }
 
-Status BorromeanRangeProof::Verify(Transcript& transcript, const Commitment& commitment) const {
+Status BorromeanRangeProof::Verify(Transcript& transcript, const Commitment& commitment,
+                                   unsigned bits) const {
+  if (bits < 1 || bits > kMaxBits) return InvalidArgument("range proof: bits outside 1..64");
+  // The width is the verifier's: a proof of another width proves another statement.
+  if (bits != bits_) return InvalidArgument("range proof: the proof is for another width");
   const std::size_t k = DigitCount(bits_);
-  const std::array<std::uint8_t, 32> m =
-      BindStatement(transcript, bits_, commitment.Encode(), digit_commitments_);
+  BindStatement(transcript, bits_, commitment.Encode());
+  const std::array<std::uint8_t, 32> m = BindDigits(transcript, digit_commitments_);
   const auto members = RingMembers(bits_, commitment.point(), digit_points_);
   const ec::FixedBaseTable& h_table = PedersenGens::Default().h_table();
   // The rings in lock step, as the prover runs them, so each position's points encode as a batch.

@@ -66,6 +66,8 @@ std::string_view FaultName(Fault fault) {
       return "missing share";
     case Fault::kMisaddressedShare:
       return "share addressed to another participant";
+    case Fault::kWrongIdentifier:
+      return "package carries another participant's identifier";
   }
   return "unknown fault";
 }
@@ -284,10 +286,12 @@ std::array<std::uint8_t, kCommitmentsSize> SigningCommitments<S>::Encode() const
   return out;
 }
 
+// The nonces go with the move; the source keeps only its (public) commitments and counts as used.
 template <class S>
 SigningNonces<S>::SigningNonces(SigningNonces&& o) noexcept
-    : hiding_(o.hiding_), binding_(o.binding_), commitments_(o.commitments_) {
+    : hiding_(o.hiding_), binding_(o.binding_), commitments_(o.commitments_), used_(o.used_) {
   o.Wipe();
+  o.used_ = true;
 }
 
 template <class S>
@@ -296,7 +300,9 @@ SigningNonces<S>& SigningNonces<S>::operator=(SigningNonces&& o) noexcept {
     hiding_ = o.hiding_;
     binding_ = o.binding_;
     commitments_ = o.commitments_;
+    used_ = o.used_;
     o.Wipe();
+    o.used_ = true;
   }
   return *this;
 }
@@ -541,8 +547,20 @@ bool ShareEquationVartime(const ec::Scalar& z, const SigningCommitments<S>& c,
 template <class S>
 Result<SignatureShare<S>> Sign(const SigningPackage<S>& package, SigningNonces<S>&& nonces,
                                const KeyPackage<S>& key) {
-  // Taken over here so that the caller's copy is wiped now and this one on every return.
+  // Taken over here so that the caller's object is wiped and marked used now, and this one wiped
+  // on every return.
   const SigningNonces<S> mine(std::move(nonces));
+  // Used nonces are zero: signing with them would publish z_i = lambda_i c sk_i, the share itself.
+  // The flag catches every object that went through Sign or a move; the zero test also catches
+  // zero nonces however they arose, in constant time with only its verdict made public.
+  if (mine.used()) {
+    return FailedPrecondition("FROST: these nonces were already used or moved from; commit again");
+  }
+  // Both tests run and combine without a branch; only the combined verdict is made public.
+  unsigned zero = static_cast<unsigned>(Internal<S>::HidingNonce(mine).IsZero()) |
+                  static_cast<unsigned>(Internal<S>::BindingNonce(mine).IsZero());
+  VEIL_DECLASSIFY(&zero, sizeof zero);
+  if (zero != 0) return FailedPrecondition("FROST: zero nonces; commit again");
   if (package.commitments().size() < key.min_signers()) {
     return InvalidArgument("FROST: fewer than min_signers signers");
   }

@@ -19,7 +19,8 @@
 
 namespace veil::zk::frost {
 
-// Codec structure tags: "F" and a letter per structure; version 1 for all.
+// Codec structure tags: "F" and a letter per structure; version 1 for all but the DKG's round-one
+// package (Round1Package<S>::kVersion).
 inline constexpr std::uint16_t kTagKeyPackage = 0x464B;        // "FK"
 inline constexpr std::uint16_t kTagPublicKeyPackage = 0x4650;  // "FP"
 inline constexpr std::uint16_t kTagSecretShare = 0x4644;       // "FD"
@@ -60,6 +61,8 @@ struct Internal {
                                      const SigningCommitments<S>& c) {
     return SigningNonces<S>(d, e, c);
   }
+  static const ec::Scalar& HidingNonce(const SigningNonces<S>& n) { return n.hiding_; }
+  static const ec::Scalar& BindingNonce(const SigningNonces<S>& n) { return n.binding_; }
   static SignatureShare<S> MakeSignatureShare(const Identifier& id, const ec::Scalar& z) {
     return SignatureShare<S>(id, z);
   }
@@ -75,11 +78,11 @@ struct Internal {
                                                  const ec::Scalar& share) {
     return dkg::Round2Package<S>(from, to, share);
   }
-  static dkg::Round1Secret<S> MakeRound1Secret(const Identifier& id,
+  static dkg::Round1Secret<S> MakeRound1Secret(const Identifier& id, dkg::Ceremony ceremony,
                                                std::vector<ec::Scalar> coefficients,
-                                               std::uint16_t t, std::uint16_t n,
                                                std::vector<GroupElement<S>> commitment) {
-    return dkg::Round1Secret<S>(id, std::move(coefficients), t, n, std::move(commitment));
+    return dkg::Round1Secret<S>(id, std::move(ceremony), std::move(coefficients),
+                                std::move(commitment));
   }
   static dkg::Round2Secret<S> MakeRound2Secret(
       const Identifier& id, const ec::Scalar& own_share, std::uint16_t t,
@@ -91,8 +94,6 @@ struct Internal {
   static const std::vector<ec::Scalar>& Coefficients(const dkg::Round1Secret<S>& s) {
     return s.coefficients_;
   }
-  static std::uint16_t MinSigners(const dkg::Round1Secret<S>& s) { return s.min_signers_; }
-  static std::uint16_t MaxSigners(const dkg::Round1Secret<S>& s) { return s.max_signers_; }
   static const std::vector<GroupElement<S>>& OwnCommitment(const dkg::Round1Secret<S>& s) {
     return s.commitment_;
   }
@@ -144,15 +145,15 @@ inline std::optional<ec::Scalar> ReadScalar(Reader& r, const char* what) {
 
 // The header, and the suite byte: a package of the other suite is kInvalidArgument.
 template <class S>
-void ReadHeader(Reader& r, std::uint16_t tag) {
-  r.Header(tag, kWireVersion);
+void ReadHeader(Reader& r, std::uint16_t tag, std::uint8_t version = kWireVersion) {
+  r.Header(tag, version);
   const std::uint8_t suite = r.U8();
   if (r.ok() && suite != S::kWireId) r.Fail("FROST: a package of another ciphersuite");
 }
 
 template <class S>
-Writer StartPackage(std::uint16_t tag) {
-  Writer w(tag, kWireVersion);
+Writer StartPackage(std::uint16_t tag, std::uint8_t version = kWireVersion) {
+  Writer w(tag, version);
   w.U8(S::kWireId);
   return w;
 }

@@ -9,8 +9,9 @@
 //                 point outside the prime-order subgroup ([l]P != identity).
 //                 H2(m) = H(m), with no prefix, so that c is RFC 8032's challenge SHA-512(R || A ||
 //                 M) and the signatures are plain Ed25519 signatures.
-// Both: H1 "rho", H3 "nonce", H4 "msg", H5 "com", HDKG "dkg", each H(contextString || tag || m)
-// with H = SHA-512, scalars by reducing the 64-byte digest as a little-endian integer mod l.
+// Both: H1 "rho", H3 "nonce", H4 "msg", H5 "com", HDKG "dkg" and the DKG ceremony's digest
+// "ceremony", each H(contextString || tag || m) with H = SHA-512 (no tag is a prefix of another),
+// scalars by reducing the 64-byte digest as a little-endian integer mod l.
 //
 // Thread safety: stateless functions.
 #pragma once
@@ -143,6 +144,10 @@ struct Hashes {
   static ec::Scalar HDkg(std::initializer_list<ByteView> parts) {
     Digest d = Sha512Parts(S::kContextString, "dkg", parts);
     return ReduceDigest(d);
+  }
+  // The digest of a DKG ceremony's encoding, which every proof of knowledge of the run binds.
+  static Digest HCeremony(ByteView encoded_ceremony) {
+    return Sha512Parts(S::kContextString, "ceremony", {encoded_ceremony});
   }
 };
 

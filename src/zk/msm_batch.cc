@@ -1,11 +1,37 @@
 // Internal: the batch-verification accumulator (msm_batch.h).
 #include "msm_batch.h"
 
+#include <sodium.h>
+
+#include <algorithm>
 #include <array>
+#include <cstring>
 
 #include "veil/crypto/random.h"
 
 namespace veil::zk::internal {
+
+static_assert(crypto_shorthash_KEYBYTES == 16 && crypto_shorthash_BYTES == 8);
+
+std::size_t MsmBatch::KeyedHash::operator()(const ec::CompressedRistretto::Bytes& b) const {
+  std::array<std::uint8_t, crypto_shorthash_BYTES> out;
+  crypto_shorthash(out.data(), b.data(), b.size(), key.data());
+  std::uint64_t h;
+  std::memcpy(&h, out.data(), sizeof h);
+  return static_cast<std::size_t>(h);
+}
+
+namespace {
+
+std::array<std::uint8_t, 16> FreshKey() {
+  std::array<std::uint8_t, 16> key;
+  crypto::RandomBytes(key);
+  return key;
+}
+
+}  // namespace
+
+MsmBatch::MsmBatch() : shared_(0, KeyedHash{FreshKey()}) {}
 
 ec::Scalar RandomWeight128() {
   std::array<std::uint8_t, 32> b{};
@@ -35,6 +61,18 @@ void MsmBatch::Add(const ec::RistrettoPoint& point, const ec::Scalar& s) {
 
 bool MsmBatch::IsIdentityVartime() const {
   return ec::MultiScalarMulVartime(scalars_, points_).IsIdentity();
+}
+
+std::size_t MsmBatch::SharedHash(const ec::CompressedRistretto& encoding) const {
+  return shared_.hash_function()(encoding.bytes());
+}
+
+std::size_t MsmBatch::LongestSharedBucket() const {
+  std::size_t longest = 0;
+  for (std::size_t b = 0; b < shared_.bucket_count(); ++b) {
+    longest = std::max(longest, shared_.bucket_size(b));
+  }
+  return longest;
 }
 
 }  // namespace veil::zk::internal

@@ -2,13 +2,18 @@
 //
 // Collects terms c_i P_i of one big linear combination that must be the identity. Points that
 // recur across the batch (generators, public keys) are merged by their canonical encoding so each
-// appears once in the final MultiScalarMulVartime. Variable time: public data only.
+// appears once in the final MultiScalarMulVartime. The merge table hashes the whole encoding with
+// SipHash-2-4 (libsodium's crypto_shorthash) under a key drawn afresh for every batch: the
+// encodings come from the proofs and keys being verified, so with an unkeyed hash (or one of a
+// few bytes) their author could put every point in one bucket and make the merge quadratic.
+// Variable time: public data only (the hash key is never revealed and changes with every batch).
 //
 // Thread safety: single-threaded value.
 #pragma once
 
+#include <array>
 #include <cstddef>
-#include <cstring>
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +30,8 @@ const ec::CompressedRistretto& BasepointEncoding();
 
 class MsmBatch {
  public:
+  MsmBatch();
+
   // Adds s P for a point that may recur: merged with earlier terms of the same encoding.
   void AddShared(const ec::CompressedRistretto& encoding, const ec::RistrettoPoint& point,
                  const ec::Scalar& s);
@@ -34,17 +41,18 @@ class MsmBatch {
   bool IsIdentityVartime() const;
   std::size_t size() const { return points_.size(); }
 
+  // For the tests: the merge table's hash of an encoding, and its longest bucket.
+  std::size_t SharedHash(const ec::CompressedRistretto& encoding) const;
+  std::size_t LongestSharedBucket() const;
+
  private:
-  struct KeyHash {
-    std::size_t operator()(const ec::CompressedRistretto::Bytes& b) const {
-      std::size_t h;
-      std::memcpy(&h, b.data(), sizeof h);
-      return h;
-    }
+  struct KeyedHash {
+    std::array<std::uint8_t, 16> key;  // crypto_shorthash_KEYBYTES
+    std::size_t operator()(const ec::CompressedRistretto::Bytes& b) const;
   };
   std::vector<ec::Scalar> scalars_;
   std::vector<ec::RistrettoPoint> points_;
-  std::unordered_map<ec::CompressedRistretto::Bytes, std::size_t, KeyHash> shared_;
+  std::unordered_map<ec::CompressedRistretto::Bytes, std::size_t, KeyedHash> shared_;
 };
 
 }  // namespace veil::zk::internal

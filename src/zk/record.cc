@@ -315,7 +315,22 @@ RecordOpening::RecordOpening(std::span<const ec::Scalar> slots, const ec::Scalar
   std::copy(slots.begin(), slots.end(), slots_.begin());
 }
 
-RecordOpening::~RecordOpening() {
+RecordOpening::RecordOpening(RecordOpening&& o) noexcept : slots_(o.slots_), salt_(o.salt_) {
+  o.WipeSecrets();
+}
+
+RecordOpening& RecordOpening::operator=(RecordOpening&& o) noexcept {
+  if (this != &o) {
+    slots_ = o.slots_;
+    salt_ = o.salt_;
+    o.WipeSecrets();
+  }
+  return *this;
+}
+
+RecordOpening::~RecordOpening() { WipeSecrets(); }
+
+void RecordOpening::WipeSecrets() {
   for (auto& s : slots_) s.Wipe();
   salt_.Wipe();
 }

@@ -95,7 +95,28 @@ ec::Scalar Transcript::ChallengeScalar(std::string_view label) {
 
 TranscriptRng Transcript::BuildRng() const { return TranscriptRng(sponge_); }
 
+// The sponge can only be copied, so the source is reset and marked: nothing may draw from it again.
+TranscriptRng::TranscriptRng(TranscriptRng&& o) noexcept
+    : sponge_(o.sponge_), finalized_(o.finalized_), moved_from_(o.moved_from_) {
+  o.sponge_.Reset();
+  o.finalized_ = false;
+  o.moved_from_ = true;
+}
+
+TranscriptRng& TranscriptRng::operator=(TranscriptRng&& o) noexcept {
+  if (this != &o) {
+    sponge_ = o.sponge_;
+    finalized_ = o.finalized_;
+    moved_from_ = o.moved_from_;
+    o.sponge_.Reset();
+    o.finalized_ = false;
+    o.moved_from_ = true;
+  }
+  return *this;
+}
+
 void TranscriptRng::Frame(std::uint8_t op, std::string_view label, ByteView data) {
+  VEIL_CHECK_MSG(!moved_from_, "TranscriptRng: used after a move");
   AbsorbFrame(sponge_, op, label, data);
 }
 
@@ -126,6 +147,7 @@ void TranscriptRng::FinalizeWithRandomness(std::span<const std::uint8_t, 32> ran
 }
 
 ec::Scalar TranscriptRng::NextScalar() {
+  VEIL_CHECK_MSG(!moved_from_, "TranscriptRng: used after a move");
   VEIL_CHECK_MSG(finalized_, "TranscriptRng: NextScalar before Finalize");
   std::array<std::uint8_t, 64> wide{};
   sponge_.Squeeze(wide);

@@ -67,19 +67,21 @@ void DealerWithSecretPolynomial() {
 template <class S>
 void DkgRoundThreeWithSecretShares() {
   const std::uint16_t n = 3;
+  const dkg::Ceremony ceremony =
+      dkg::Ceremony::Create(AsBytes("ctime"), {Id(1), Id(2), Id(3)}, 2).value();
   std::vector<dkg::Round1Secret<S>> r1;
   std::vector<dkg::Round1Package<S>> packages;
   for (std::uint16_t i = 1; i <= n; ++i) {
-    auto out = dkg::Part1<S>(Id(i), 2, n).value();
+    auto out = dkg::Part1<S>(ceremony, Id(i)).value();
     r1.push_back(std::move(out.secret));
     packages.push_back(std::move(out.package));
   }
   std::vector<dkg::Round2Secret<S>> r2;
-  std::vector<dkg::Round2Package<S>> to_first;
+  std::vector<dkg::Received<dkg::Round2Package<S>>> to_first;
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<dkg::Round1Package<S>> others;
+    std::vector<dkg::Received<dkg::Round1Package<S>>> others;
     for (std::size_t j = 0; j < n; ++j) {
-      if (j != i) others.push_back(packages[j]);
+      if (j != i) others.push_back({packages[j].identifier(), packages[j]});
     }
     auto out = dkg::Part2<S>(std::move(r1[i]), others);
     r2.push_back(std::move(out.value().secret));
@@ -89,10 +91,13 @@ void DkgRoundThreeWithSecretShares() {
       const crypto::SecretBytes enc = p.Encode();
       Bytes b(enc.Expose().begin(), enc.Expose().end());
       Classify(b.data() + b.size() - 32, 32);
-      to_first.push_back(dkg::Round2Package<S>::Decode(b).value());
+      to_first.push_back({p.sender(), dkg::Round2Package<S>::Decode(b).value()});
       crypto::SecureWipe(b.data(), b.size());
     }
   }
+  // A moved round-two secret (its share copied, the source wiped) runs round three as well.
+  dkg::Round2Secret<S> moved = std::move(r2[0]);
+  r2[0] = std::move(moved);
   auto out = dkg::Part3<S>(std::move(r2[0]), to_first);
   const Bytes pub = out.value().public_key_package.Encode();
   Declassify(pub.data(), pub.size());

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 
+#include <array>
+#include <span>
 #include <vector>
 
 #include "../../src/zk/borromean_range_internal.h"
@@ -29,14 +31,14 @@ std::uint64_t RandomBelow(unsigned bits) {
   return bits == 64 ? v : v & ((std::uint64_t{1} << bits) - 1);
 }
 
-bool Verifies(const BorromeanRangeProof& proof, const Commitment& c) {
+bool Verifies(const BorromeanRangeProof& proof, const Commitment& c, unsigned bits) {
   Transcript t = Context();
-  return proof.Verify(t, c).ok();
+  return proof.Verify(t, c, bits).ok();
 }
 
-bool VerifiesBytes(const Bytes& bytes, const Commitment& c) {
+bool VerifiesBytes(const Bytes& bytes, const Commitment& c, unsigned bits) {
   auto proof = BorromeanRangeProof::Decode(bytes);
-  return proof.ok() && Verifies(*proof, c);
+  return proof.ok() && Verifies(*proof, c, bits);
 }
 
 TEST(BorromeanRangeTest, EveryWidthProvesItsValues) {
@@ -52,7 +54,7 @@ TEST(BorromeanRangeTest, EveryWidthProvesItsValues) {
       ASSERT_TRUE(proof.ok()) << bits;
       const Bytes enc = proof->Encode();
       ASSERT_EQ(enc.size(), BorromeanRangeProof::SizeForBits(bits));
-      ASSERT_TRUE(VerifiesBytes(enc, CommitTo(v, r))) << "bits=" << bits << " v=" << v;
+      ASSERT_TRUE(VerifiesBytes(enc, CommitTo(v, r), bits)) << "bits=" << bits << " v=" << v;
     }
   }
 }
@@ -86,14 +88,14 @@ TEST(BorromeanRangeTest, ACheatingProverCannotProveAValueThatDoesNotFit) {
     const ec::Scalar r = ec::Scalar::Random();
     Transcript t = Context();
     const BorromeanRangeProof proof = BorromeanRangeInternal::ProveUnchecked(t, v, r, bits);
-    EXPECT_FALSE(Verifies(proof, CommitTo(v, r))) << bits;
-    EXPECT_FALSE(VerifiesBytes(proof.Encode(), CommitTo(v, r))) << bits;
+    EXPECT_FALSE(Verifies(proof, CommitTo(v, r), bits)) << bits;
+    EXPECT_FALSE(VerifiesBytes(proof.Encode(), CommitTo(v, r), bits)) << bits;
   }
   // A "negative" value: 2^64 - 1 proven as 8 bits.
   const ec::Scalar r = ec::Scalar::Random();
   Transcript t = Context();
   const auto proof = BorromeanRangeInternal::ProveUnchecked(t, ~std::uint64_t{0}, r, 8);
-  EXPECT_FALSE(Verifies(proof, CommitTo(~std::uint64_t{0}, r)));
+  EXPECT_FALSE(Verifies(proof, CommitTo(~std::uint64_t{0}, r), 8));
 }
 
 TEST(BorromeanRangeTest, WrongStatementsAreRejected) {
@@ -101,14 +103,14 @@ TEST(BorromeanRangeTest, WrongStatementsAreRejected) {
   Transcript t = Context();
   auto proof = BorromeanRangeProof::Prove(t, 1234, r, 16);
   ASSERT_TRUE(proof.ok());
-  EXPECT_TRUE(Verifies(*proof, CommitTo(1234, r)));
-  EXPECT_FALSE(Verifies(*proof, CommitTo(1235, r)));
-  EXPECT_FALSE(Verifies(*proof, CommitTo(1234, r + ec::Scalar::One())));
-  EXPECT_FALSE(Verifies(*proof, CommitTo(1234 + 65536, r)));
+  EXPECT_TRUE(Verifies(*proof, CommitTo(1234, r), 16));
+  EXPECT_FALSE(Verifies(*proof, CommitTo(1235, r), 16));
+  EXPECT_FALSE(Verifies(*proof, CommitTo(1234, r + ec::Scalar::One()), 16));
+  EXPECT_FALSE(Verifies(*proof, CommitTo(1234 + 65536, r), 16));
   // Another context (record key) in the transcript.
   Transcript other("veil.test.borromean", 1);
   other.AppendMessage("record", AsBytes("key-2"));
-  EXPECT_FALSE(proof->Verify(other, CommitTo(1234, r)).ok());
+  EXPECT_FALSE(proof->Verify(other, CommitTo(1234, r), 16).ok());
   // The same proof relabelled with another width does not even decode.
   Bytes enc = proof->Encode();
   enc[1] = 15;
@@ -122,11 +124,11 @@ TEST(BorromeanRangeTest, EveryFlippedBitOfASmallProofIsRejected) {
   ASSERT_TRUE(proof.ok());
   const Commitment c = CommitTo(5, r);
   const Bytes good = proof->Encode();
-  ASSERT_TRUE(VerifiesBytes(good, c));
+  ASSERT_TRUE(VerifiesBytes(good, c, 3));
   for (std::size_t bit = 0; bit < 8 * good.size(); ++bit) {
     Bytes bad = good;
     bad[bit / 8] ^= static_cast<std::uint8_t>(1u << (bit % 8));
-    ASSERT_FALSE(VerifiesBytes(bad, c)) << "bit " << bit;
+    ASSERT_FALSE(VerifiesBytes(bad, c, 3)) << "bit " << bit;
   }
 }
 
@@ -145,7 +147,7 @@ TEST(BorromeanRangeTest, SampledFlippedBitsOfA40BitProofAreRejected) {
     const std::size_t byte =
         field == 0 ? randombytes_uniform(2) : 2 + 32 * (field - 1) + randombytes_uniform(32);
     bad[byte] ^= static_cast<std::uint8_t>(1u << randombytes_uniform(8));
-    ASSERT_FALSE(VerifiesBytes(bad, c)) << "byte " << byte;
+    ASSERT_FALSE(VerifiesBytes(bad, c, 40)) << "byte " << byte;
   }
 }
 
@@ -185,6 +187,56 @@ TEST(BorromeanRangeTest, DecodingIsStrict) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->Encode(), good);
   EXPECT_EQ(again->bits(), 8u);
+}
+
+// The width is the verifier's statement: a proof of another width, which shows a weaker (or
+// stronger) bound than the one the caller needs, is refused before any check.
+TEST(BorromeanRangeTest, TheVerifierStatesTheWidth) {
+  const ec::Scalar r = ec::Scalar::Random();
+  const std::uint64_t v = 40000;  // above 2^8, below 2^16
+  const Commitment c = CommitTo(v, r);
+  Transcript t = Context();
+  auto wide = BorromeanRangeProof::Prove(t, v, r, 16);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_TRUE(Verifies(*wide, c, 16));
+  for (const unsigned bits : {8u, 15u, 17u, 64u, 0u, 65u}) {
+    Transcript tv = Context();
+    EXPECT_EQ(wide->Verify(tv, c, bits).code(), Code::kInvalidArgument) << bits;
+  }
+  // Its encoding, decoded by a verifier that expects 8 bits, is refused all the same.
+  EXPECT_FALSE(VerifiesBytes(wide->Encode(), c, 8));
+  // A default-constructed proof has no width at all.
+  Transcript td = Context();
+  EXPECT_EQ(BorromeanRangeProof().Verify(td, c, 8).code(), Code::kInvalidArgument);
+}
+
+// The prover binds the statement (width and commitment) before it forks its nonce generator: with
+// a broken generator (the same 32 bytes every time), two proofs from one witness for two widths
+// must still draw different nonces. Were they the same, the digit blinding r_0 (and so the digit)
+// would follow from two responses under one nonce with different challenges.
+TEST(BorromeanRangeTest, ABrokenRngStillGivesEachStatementItsOwnNonces) {
+  const std::array<std::uint8_t, 32> stuck{};
+  const std::span<const std::uint8_t, 32> randomness(stuck);
+  const ec::Scalar r = ec::Scalar::FromUint64(12345);
+  const std::uint64_t v = 77;
+  auto prove = [&](unsigned bits) {
+    Transcript t = Context();
+    return BorromeanRangeInternal::ProveUnchecked(t, v, r, bits, &randomness).Encode();
+  };
+  // Deterministic given the randomness: the same statement gives the same proof.
+  const Bytes p8 = prove(8), p10 = prove(10);
+  EXPECT_EQ(p8, prove(8));
+  ASSERT_TRUE(VerifiesBytes(p8, CommitTo(v, r), 8));
+  ASSERT_TRUE(VerifiesBytes(p10, CommitTo(v, r), 10));
+  // The digit commitments C_i = d_i 4^i G + r_i H of the digits both proofs have (equal digits,
+  // so equal blindings r_i would show as equal C_i).
+  const std::ptrdiff_t digits8 = 3;  // C_0 .. C_2 for 8 bits
+  for (std::ptrdiff_t i = 0; i < digits8; ++i) {
+    const auto at = [i](const Bytes& p) {
+      return Bytes(p.begin() + 34 + 32 * i, p.begin() + 66 + 32 * i);
+    };
+    EXPECT_NE(at(p8), at(p10)) << "digit commitment " << i;
+  }
 }
 
 TEST(BorromeanRangeTest, ProofsOfTheSameValueDiffer) {

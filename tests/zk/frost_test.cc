@@ -3,9 +3,11 @@
 // 3-of-7, dealer and DKG keys, the signatures checked independently of our verifier (libsodium's
 // crypto_sign_verify_detached for Ed25519; libsodium's ristretto255 arithmetic and SHA-512 for
 // ristretto255), blame (a cheating signer named by the aggregator; a bad proof of knowledge, a bad
-// share, a wrong-length commitment, a duplicate or missing participant named by the DKG),
-// fewer-than-t and duplicate signers, every single-bit flip of a signature share and of a final
-// signature, strict decoding, and round trips of every wire object.
+// share, a wrong-length commitment, a duplicate, impersonating or missing participant named by the
+// DKG, always the sender), the DKG's binding to its ceremony (a package replayed from another run),
+// one-use secrets (used or moved-from nonces and DKG states are refused, and wiped), fewer-than-t
+// and duplicate signers, every single-bit flip of a signature share and of a final signature,
+// strict decoding, and round trips of every wire object.
 #include "veil/zk/frost.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../../src/zk/frost_internal.h"
 #include "frost_vectors.h"
 #include "veil/crypto/random.h"
 #include "zk_test_util.h"
@@ -53,12 +56,55 @@ Group<S> Dealer(std::uint16_t t, std::uint16_t n) {
   return {std::move(keys), std::move(out->public_key_package)};
 }
 
+std::vector<Identifier> Ids(std::uint16_t n) {
+  std::vector<Identifier> ids;
+  for (std::uint16_t i = 1; i <= n; ++i) ids.push_back(Id(i));
+  return ids;
+}
+
+// A ceremony of participants 1..n.
+dkg::Ceremony MakeCeremony(std::uint16_t t, std::uint16_t n, std::string_view id = "test run") {
+  return dkg::Ceremony::Create(AsBytes(id), Ids(n), t).value();
+}
+
+template <class S>
+using R1 = dkg::Received<dkg::Round1Package<S>>;
+template <class S>
+using R2 = dkg::Received<dkg::Round2Package<S>>;
+
+// Every round-one package but index i's, each as delivered by its author.
+template <class S>
+std::vector<R1<S>> AllBut(const std::vector<dkg::Round1Package<S>>& all, std::size_t i) {
+  std::vector<R1<S>> out;
+  for (std::size_t j = 0; j < all.size(); ++j) {
+    if (j != i) out.push_back({all[j].identifier(), all[j]});
+  }
+  return out;
+}
+
+// The round-two packages addressed to `me`, decoded from their encodings, each as delivered by its
+// author.
+template <class S>
+std::vector<R2<S>> InboxFor(const std::vector<std::vector<dkg::Round2Package<S>>>& outbox,
+                            const Identifier& me) {
+  std::vector<R2<S>> inbox;
+  for (const auto& box : outbox) {
+    for (const auto& p : box) {
+      if (p.recipient() == me) {
+        inbox.push_back({p.sender(), dkg::Round2Package<S>::Decode(p.Encode().Expose()).value()});
+      }
+    }
+  }
+  return inbox;
+}
+
 template <class S>
 Group<S> RunDkg(std::uint16_t t, std::uint16_t n) {
+  const dkg::Ceremony ceremony = MakeCeremony(t, n);
   std::vector<dkg::Round1Secret<S>> r1_secrets;
   std::vector<dkg::Round1Package<S>> r1_packages;
   for (std::uint16_t i = 1; i <= n; ++i) {
-    auto out = dkg::Part1<S>(Id(i), t, n);
+    auto out = dkg::Part1<S>(ceremony, Id(i));
     EXPECT_TRUE(out.ok());
     r1_secrets.push_back(std::move(out->secret));
     r1_packages.push_back(std::move(out->package));
@@ -66,11 +112,7 @@ Group<S> RunDkg(std::uint16_t t, std::uint16_t n) {
   std::vector<dkg::Round2Secret<S>> r2_secrets;
   std::vector<std::vector<dkg::Round2Package<S>>> outbox;
   for (std::uint16_t i = 0; i < n; ++i) {
-    std::vector<dkg::Round1Package<S>> others;
-    for (std::uint16_t j = 0; j < n; ++j) {
-      if (j != i) others.push_back(r1_packages[j]);
-    }
-    auto out = dkg::Part2<S>(std::move(r1_secrets[i]), others);
+    auto out = dkg::Part2<S>(std::move(r1_secrets[i]), AllBut(r1_packages, i));
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     r2_secrets.push_back(std::move(out->secret));
     outbox.push_back(std::move(out->packages));
@@ -78,15 +120,7 @@ Group<S> RunDkg(std::uint16_t t, std::uint16_t n) {
   std::vector<KeyPackage<S>> keys;
   std::optional<PublicKeyPackage<S>> pub;
   for (std::uint16_t i = 0; i < n; ++i) {
-    std::vector<dkg::Round2Package<S>> inbox;
-    for (auto& box : outbox) {
-      for (auto& p : box) {
-        if (p.recipient() == Id(i + 1u)) {
-          inbox.push_back(dkg::Round2Package<S>::Decode(p.Encode().Expose()).value());
-        }
-      }
-    }
-    auto out = dkg::Part3<S>(std::move(r2_secrets[i]), inbox);
+    auto out = dkg::Part3<S>(std::move(r2_secrets[i]), InboxFor(outbox, Id(i + 1u)));
     EXPECT_TRUE(out.ok()) << out.status().ToString();
     // Every participant derives the same public key package.
     if (pub) {
@@ -321,8 +355,12 @@ TYPED_TEST(FrostTest, FewerThanThresholdAndDuplicatesFailCleanly) {
   // Dealer and DKG parameters.
   EXPECT_FALSE(TrustedDealerKeygen<S>(1, 3).ok());
   EXPECT_FALSE(TrustedDealerKeygen<S>(4, 3).ok());
-  EXPECT_FALSE(dkg::Part1<S>(Id(1), 1, 3).ok());
-  EXPECT_FALSE(dkg::Part1<S>(Id(1), 4, 3).ok());
+  EXPECT_FALSE(dkg::Ceremony::Create(AsBytes("c"), Ids(3), 1).ok());
+  EXPECT_FALSE(dkg::Ceremony::Create(AsBytes("c"), Ids(3), 4).ok());
+  EXPECT_FALSE(dkg::Ceremony::Create({}, Ids(3), 2).ok());
+  EXPECT_FALSE(dkg::Ceremony::Create(Bytes(dkg::Ceremony::kMaxIdSize + 1, 'x'), Ids(3), 2).ok());
+  EXPECT_FALSE(dkg::Ceremony::Create(AsBytes("c"), {Id(1), Id(2), Id(1)}, 2).ok());
+  EXPECT_FALSE(dkg::Part1<S>(MakeCeremony(2, 3), Id(4)).ok());
   // Public key package with a duplicate identifier.
   std::vector<std::pair<Identifier, VerifyingShare<S>>> dup = g.pub.verifying_shares();
   dup[1].first = dup[0].first;
@@ -340,15 +378,16 @@ TYPED_TEST(FrostTest, FewerThanThresholdAndDuplicatesFailCleanly) {
 
 template <class S>
 struct DkgRound1 {
+  dkg::Ceremony ceremony;
   std::vector<dkg::Round1Secret<S>> secrets;
   std::vector<dkg::Round1Package<S>> packages;
 };
 
 template <class S>
-DkgRound1<S> DkgStart(std::uint16_t t, std::uint16_t n) {
-  DkgRound1<S> r;
-  for (std::uint16_t i = 1; i <= n; ++i) {
-    auto out = dkg::Part1<S>(Id(i), t, n);
+DkgRound1<S> DkgStart(const dkg::Ceremony& ceremony) {
+  DkgRound1<S> r{ceremony, {}, {}};
+  for (const Identifier& id : ceremony.participants()) {
+    auto out = dkg::Part1<S>(ceremony, id);
     r.secrets.push_back(std::move(out->secret));
     r.packages.push_back(std::move(out->package));
   }
@@ -356,22 +395,42 @@ DkgRound1<S> DkgStart(std::uint16_t t, std::uint16_t n) {
 }
 
 template <class S>
-std::vector<dkg::Round1Package<S>> AllBut(const std::vector<dkg::Round1Package<S>>& all,
-                                          std::size_t i) {
-  std::vector<dkg::Round1Package<S>> out;
-  for (std::size_t j = 0; j < all.size(); ++j) {
-    if (j != i) out.push_back(all[j]);
+DkgRound1<S> DkgStart(std::uint16_t t, std::uint16_t n) {
+  return DkgStart<S>(MakeCeremony(t, n));
+}
+
+// Everyone's round two: the secrets and each participant's outgoing packages.
+template <class S>
+struct DkgRound2 {
+  std::vector<dkg::Round2Secret<S>> secrets;
+  std::vector<std::vector<dkg::Round2Package<S>>> outbox;
+};
+
+template <class S>
+DkgRound2<S> DkgToRound3(std::uint16_t t, std::uint16_t n) {
+  DkgRound1<S> r = DkgStart<S>(t, n);
+  DkgRound2<S> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto o = dkg::Part2<S>(std::move(r.secrets[i]), AllBut(r.packages, i));
+    EXPECT_TRUE(o.ok()) << o.status().ToString();
+    out.secrets.push_back(std::move(o->secret));
+    out.outbox.push_back(std::move(o->packages));
   }
   return out;
 }
 
-template <class S>
-void ExpectCulprit(const FrostResult<dkg::Part2Output<S>>& r, std::uint64_t who, Fault fault) {
+template <class T>
+void ExpectCulprit(const FrostResult<T>& r, std::uint64_t who, Fault fault) {
   ASSERT_FALSE(r.ok());
   ASSERT_TRUE(r.culprit().has_value()) << r.status().ToString();
-  EXPECT_EQ(r.culprit()->participant, Id(who));
-  EXPECT_EQ(r.culprit()->fault, fault);
+  EXPECT_EQ(r.culprit()->participant, Id(who)) << r.culprit()->ToString();
+  EXPECT_EQ(r.culprit()->fault, fault) << r.culprit()->ToString();
 }
+
+// A round-one encoding: tag (2), version (1), suite (1), identifier (32) at 4, u16 t at 36,
+// t elements from 38, then R and mu.
+constexpr std::size_t kR1IdOffset = 4;
+constexpr std::size_t kR1LengthOffset = 36;
 
 TYPED_TEST(FrostTest, DkgNamesABadProofOfKnowledge) {
   using S = TypeParam;
@@ -384,94 +443,297 @@ TYPED_TEST(FrostTest, DkgNamesABadProofOfKnowledge) {
   auto out = dkg::Part2<S>(std::move(r.secrets[0]), AllBut(r.packages, 0));
   ExpectCulprit(out, 2, Fault::kBadProofOfKnowledge);
   EXPECT_EQ(out.status(), VerificationFailed());
-  // The proof is bound to the identifier: participant 3's package relabelled as 4 fails too.
+  // The proof is bound to the identifier: participant 3's package relabelled as 2, sent by 2.
   DkgRound1<S> r2 = DkgStart<S>(2, 3);
   Bytes enc3 = r2.packages[2].Encode();
-  const auto id4 = Id(4).Encode();
-  std::copy(id4.begin(), id4.end(), enc3.begin() + 4);
-  r2.packages[2] = dkg::Round1Package<S>::Decode(enc3).value();
-  ExpectCulprit(dkg::Part2<S>(std::move(r2.secrets[0]), AllBut(r2.packages, 0)), 4,
+  const auto id2 = Id(2).Encode();
+  std::copy(id2.begin(), id2.end(), enc3.begin() + kR1IdOffset);
+  r2.packages[1] = dkg::Round1Package<S>::Decode(enc3).value();
+  ExpectCulprit(dkg::Part2<S>(std::move(r2.secrets[0]), AllBut(r2.packages, 0)), 2,
                 Fault::kBadProofOfKnowledge);
 }
 
-TYPED_TEST(FrostTest, DkgNamesAWrongLengthCommitmentAndDuplicates) {
+// Each structural fault is blamed on the participant whose channel delivered the package, never on
+// the receiver and never on whoever the package claims to be.
+TYPED_TEST(FrostTest, DkgBlamesTheSenderInRoundTwo) {
   using S = TypeParam;
-  DkgRound1<S> r = DkgStart<S>(3, 4);
-  // Participant 3 runs round one with t = 4.
-  r.packages[2] = std::move(dkg::Part1<S>(Id(3), 4, 4)->package);
-  ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), AllBut(r.packages, 0)), 3,
-                Fault::kWrongCommitmentLength);
-  // Two packages with identifier 2 (and none from 4).
-  DkgRound1<S> r2 = DkgStart<S>(3, 4);
-  std::vector<dkg::Round1Package<S>> dup = {r2.packages[1], r2.packages[2], r2.packages[1]};
-  ExpectCulprit(dkg::Part2<S>(std::move(r2.secrets[0]), dup), 2, Fault::kDuplicateIdentifier);
-  // A package claiming the receiver's own identifier.
-  DkgRound1<S> r3 = DkgStart<S>(3, 4);
-  std::vector<dkg::Round1Package<S>> own = {r3.packages[0], r3.packages[1], r3.packages[2]};
-  ExpectCulprit(dkg::Part2<S>(std::move(r3.secrets[0]), own), 1, Fault::kDuplicateIdentifier);
-  // The wrong number of packages has no culprit.
-  DkgRound1<S> r4 = DkgStart<S>(3, 4);
-  std::vector<dkg::Round1Package<S>> few = {r4.packages[1]};
-  auto out = dkg::Part2<S>(std::move(r4.secrets[0]), few);
-  EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
-  EXPECT_FALSE(out.culprit().has_value());
+  {  // Participant 3 runs round one with t = 4.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    r.packages[2] = std::move(dkg::Part1<S>(MakeCeremony(4, 4), Id(3))->package);
+    ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), AllBut(r.packages, 0)), 3,
+                  Fault::kWrongCommitmentLength);
+  }
+  {  // Two packages from 2.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    const std::vector<R1<S>> dup = {
+        {Id(2), r.packages[1]}, {Id(3), r.packages[2]}, {Id(2), r.packages[1]}};
+    ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), dup), 2, Fault::kDuplicateIdentifier);
+  }
+  {  // Participant 4 forwards the receiver's own package (which names 1): 4 is blamed, not 1.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    const std::vector<R1<S>> own = {
+        {Id(2), r.packages[1]}, {Id(3), r.packages[2]}, {Id(4), r.packages[0]}};
+    ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), own), 4, Fault::kWrongIdentifier);
+  }
+  {  // Participant 4 forwards 2's package, so two packages name 2: 4 is blamed, not 2.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    const std::vector<R1<S>> copy = {
+        {Id(2), r.packages[1]}, {Id(3), r.packages[2]}, {Id(4), r.packages[1]}};
+    ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), copy), 4, Fault::kWrongIdentifier);
+  }
+  {  // A package from outside the ceremony.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    std::vector<R1<S>> all = AllBut(r.packages, 0);
+    all.push_back({Id(9), r.packages[1]});
+    ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), all), 9, Fault::kUnknownParticipant);
+  }
+  {  // Nothing from 3.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    const std::vector<R1<S>> few = {{Id(2), r.packages[1]}, {Id(4), r.packages[3]}};
+    ExpectCulprit(dkg::Part2<S>(std::move(r.secrets[0]), few), 3, Fault::kMissingShare);
+  }
+  {  // A package given as sent by the receiver itself is the caller's mistake: no culprit.
+    DkgRound1<S> r = DkgStart<S>(3, 4);
+    std::vector<R1<S>> all = AllBut(r.packages, 0);
+    all.push_back({Id(1), r.packages[0]});
+    auto out = dkg::Part2<S>(std::move(r.secrets[0]), all);
+    EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+    EXPECT_FALSE(out.culprit().has_value());
+  }
 }
 
 TYPED_TEST(FrostTest, DkgNamesABadShare) {
   using S = TypeParam;
   const std::uint16_t n = 4;
-  DkgRound1<S> r = DkgStart<S>(3, n);
-  std::vector<dkg::Round2Secret<S>> secrets;
-  std::vector<std::vector<dkg::Round2Package<S>>> outbox;
-  for (std::size_t i = 0; i < n; ++i) {
-    auto out = dkg::Part2<S>(std::move(r.secrets[i]), AllBut(r.packages, i));
-    ASSERT_TRUE(out.ok());
-    secrets.push_back(std::move(out->secret));
-    outbox.push_back(std::move(out->packages));
-  }
+  DkgRound2<S> r = DkgToRound3<S>(3, n);
   // Participant 1's inbox: from 2, 3 and 4; participant 4's share altered.
-  auto inbox_for = [&](std::size_t me) {
-    std::vector<dkg::Round2Package<S>> inbox;
-    for (auto& box : outbox) {
-      for (auto& p : box) {
-        if (p.recipient() == Id(me + 1)) {
-          inbox.push_back(dkg::Round2Package<S>::Decode(p.Encode().Expose()).value());
-        }
-      }
-    }
-    return inbox;
-  };
-  std::vector<dkg::Round2Package<S>> inbox = inbox_for(0);
+  std::vector<R2<S>> inbox = InboxFor(r.outbox, Id(1));
   ASSERT_EQ(inbox.size(), 3U);
-  const crypto::SecretBytes enc = inbox[2].Encode();
-  ASSERT_EQ(inbox[2].sender(), Id(4));
+  const crypto::SecretBytes enc = inbox[2].package.Encode();
+  ASSERT_EQ(inbox[2].package.sender(), Id(4));
   Bytes tampered(enc.Expose().begin(), enc.Expose().end());
   tampered[tampered.size() - 32] ^= 1;
-  inbox[2] = dkg::Round2Package<S>::Decode(tampered).value();
-  auto out = dkg::Part3<S>(std::move(secrets[0]), inbox);
-  ASSERT_FALSE(out.ok());
-  ASSERT_TRUE(out.culprit().has_value());
-  EXPECT_EQ(out.culprit()->participant, Id(4));
-  EXPECT_EQ(out.culprit()->fault, Fault::kBadShare);
+  inbox[2].package = dkg::Round2Package<S>::Decode(tampered).value();
+  auto out = dkg::Part3<S>(std::move(r.secrets[0]), inbox);
+  ExpectCulprit(out, 4, Fault::kBadShare);
   EXPECT_EQ(out.status(), VerificationFailed());
   // Participant 2 with a missing package (from 3) and with one addressed to someone else.
-  std::vector<dkg::Round2Package<S>> inbox2 = inbox_for(1);
-  std::vector<dkg::Round2Package<S>> short_inbox;
-  for (auto& p : inbox2) {
-    if (!(p.sender() == Id(3))) short_inbox.push_back(std::move(p));
+  std::vector<R2<S>> short_inbox;
+  for (auto& p : InboxFor(r.outbox, Id(2))) {
+    if (!(p.from == Id(3))) short_inbox.push_back(std::move(p));
   }
-  auto missing = dkg::Part3<S>(std::move(secrets[1]), short_inbox);
-  ASSERT_TRUE(missing.culprit().has_value());
-  EXPECT_EQ(missing.culprit()->participant, Id(3));
-  EXPECT_EQ(missing.culprit()->fault, Fault::kMissingShare);
-  std::vector<dkg::Round2Package<S>> inbox3 = inbox_for(2);
-  inbox3[0] = std::move(inbox_for(3)[0]);  // from 1, for 4
-  auto misaddressed = dkg::Part3<S>(std::move(secrets[2]), inbox3);
-  ASSERT_TRUE(misaddressed.culprit().has_value());
-  EXPECT_EQ(misaddressed.culprit()->participant, Id(1));
-  EXPECT_EQ(misaddressed.culprit()->fault, Fault::kMisaddressedShare);
+  ExpectCulprit(dkg::Part3<S>(std::move(r.secrets[1]), short_inbox), 3, Fault::kMissingShare);
+  std::vector<R2<S>> inbox3 = InboxFor(r.outbox, Id(3));
+  inbox3[0] = std::move(InboxFor(r.outbox, Id(4))[0]);  // from 1, for 4
+  ExpectCulprit(dkg::Part3<S>(std::move(r.secrets[2]), inbox3), 1, Fault::kMisaddressedShare);
   // Participant 4, untouched, completes.
-  EXPECT_TRUE(dkg::Part3<S>(std::move(secrets[3]), inbox_for(3)).ok());
+  EXPECT_TRUE(dkg::Part3<S>(std::move(r.secrets[3]), InboxFor(r.outbox, Id(4))).ok());
+}
+
+TYPED_TEST(FrostTest, DkgBlamesTheSenderInRoundThree) {
+  using S = TypeParam;
+  // The round-two package from `sender` to `recipient`, decoded afresh.
+  auto package = [](const DkgRound2<S>& r, std::uint64_t sender, std::uint64_t recipient) {
+    for (const auto& p : r.outbox[sender - 1]) {
+      if (p.recipient() == Id(recipient)) {
+        return dkg::Round2Package<S>::Decode(p.Encode().Expose()).value();
+      }
+    }
+    ADD_FAILURE() << "no package " << sender << " -> " << recipient;
+    return dkg::Round2Package<S>::Decode(r.outbox[0][0].Encode().Expose()).value();
+  };
+  {  // Participant 4 delivers a package naming 2 as its sender: 4 is blamed, not 2.
+    DkgRound2<S> r = DkgToRound3<S>(3, 4);
+    std::vector<R2<S>> inbox;
+    inbox.push_back({Id(2), package(r, 2, 1)});
+    inbox.push_back({Id(3), package(r, 3, 1)});
+    inbox.push_back({Id(4), package(r, 2, 1)});
+    ExpectCulprit(dkg::Part3<S>(std::move(r.secrets[0]), inbox), 4, Fault::kWrongIdentifier);
+  }
+  {  // A package that names the receiver itself as its sender: the channel's sender is blamed.
+    DkgRound2<S> r = DkgToRound3<S>(3, 4);
+    const crypto::SecretBytes from2 = package(r, 2, 1).Encode();
+    Bytes forged(from2.Expose().begin(), from2.Expose().end());
+    const auto id1 = Id(1).Encode();
+    std::copy(id1.begin(), id1.end(), forged.begin() + 4);  // the sender field
+    std::vector<R2<S>> inbox;
+    inbox.push_back({Id(2), dkg::Round2Package<S>::Decode(forged).value()});
+    inbox.push_back({Id(3), package(r, 3, 1)});
+    inbox.push_back({Id(4), package(r, 4, 1)});
+    ExpectCulprit(dkg::Part3<S>(std::move(r.secrets[0]), inbox), 2, Fault::kWrongIdentifier);
+  }
+  {  // Two packages from 3; one from outside the ceremony.
+    DkgRound2<S> r = DkgToRound3<S>(3, 4);
+    std::vector<R2<S>> inbox;
+    inbox.push_back({Id(3), package(r, 3, 1)});
+    inbox.push_back({Id(3), package(r, 3, 1)});
+    ExpectCulprit(dkg::Part3<S>(std::move(r.secrets[0]), inbox), 3, Fault::kDuplicateIdentifier);
+    std::vector<R2<S>> outsider = InboxFor(r.outbox, Id(2));
+    outsider.push_back({Id(9), package(r, 3, 2)});
+    ExpectCulprit(dkg::Part3<S>(std::move(r.secrets[1]), outsider), 9, Fault::kUnknownParticipant);
+    // Given as sent by the receiver itself: the caller's mistake, no culprit.
+    std::vector<R2<S>> self = InboxFor(r.outbox, Id(3));
+    self.push_back({Id(3), package(r, 1, 3)});
+    auto out = dkg::Part3<S>(std::move(r.secrets[2]), self);
+    EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+    EXPECT_FALSE(out.culprit().has_value());
+  }
+}
+
+// ---- The DKG's ceremony ----
+
+// Participant 2's round-one package of ceremony `a`, replayed into ceremony `b` where everyone
+// else is honest: participant 1's Part2 in `b`.
+template <class S>
+FrostResult<dkg::Part2Output<S>> Replay(const dkg::Ceremony& a, const dkg::Ceremony& b,
+                                        std::size_t extra_elements = 0) {
+  Bytes from_a = dkg::Part1<S>(a, Id(2))->package.Encode();
+  // Padded with copies of C_0 to b's threshold: the proof covers C_0 only, so only the binding
+  // to t tells the padded package from a genuine one.
+  for (std::size_t k = 0; k < extra_elements; ++k) {
+    const std::size_t t = (std::size_t{from_a[kR1LengthOffset]} << 8) | from_a[kR1LengthOffset + 1];
+    const Bytes c0(from_a.begin() + 38, from_a.begin() + 70);
+    from_a.insert(from_a.begin() + static_cast<std::ptrdiff_t>(38 + 32 * t), c0.begin(), c0.end());
+    from_a[kR1LengthOffset] = static_cast<std::uint8_t>((t + 1) >> 8);
+    from_a[kR1LengthOffset + 1] = static_cast<std::uint8_t>(t + 1);
+  }
+  DkgRound1<S> r = DkgStart<S>(b);
+  r.packages[1] = dkg::Round1Package<S>::Decode(from_a).value();
+  return dkg::Part2<S>(std::move(r.secrets[0]), AllBut(r.packages, 0));
+}
+
+TYPED_TEST(FrostTest, DkgPackagesAreBoundToTheirCeremony) {
+  using S = TypeParam;
+  const auto make = [](std::string_view id, std::vector<Identifier> ids, std::uint16_t t) {
+    return dkg::Ceremony::Create(AsBytes(id), std::move(ids), t).value();
+  };
+  const dkg::Ceremony a = make("run A", Ids(3), 2);
+  // The same ceremony (a value built independently) accepts it.
+  EXPECT_TRUE(Replay<S>(a, make("run A", {Id(3), Id(1), Id(2)}, 2)).ok());
+  // Another id, another participant set, another threshold: blamed on the sender.
+  for (const dkg::Ceremony& b : {make("run B", Ids(3), 2), make("run A", Ids(4), 2),
+                                 make("run A", {Id(1), Id(2), Id(5)}, 2)}) {
+    auto out = Replay<S>(a, b);
+    ExpectCulprit(out, 2, Fault::kBadProofOfKnowledge);
+    EXPECT_EQ(out.status(), VerificationFailed());
+  }
+  auto out = Replay<S>(a, make("run A", Ids(3), 3), 1);
+  ExpectCulprit(out, 2, Fault::kBadProofOfKnowledge);
+  // The encoding is injective where a plain concatenation would not be: the id's length is
+  // part of it.
+  EXPECT_NE(make("ab", Ids(3), 2).Encode(), make("a", Ids(3), 2).Encode());
+  EXPECT_EQ(make("run A", {Id(3), Id(1), Id(2)}, 2).Encode(), a.Encode());
+  const Bytes expected_prefix = {0, 5, 'r', 'u', 'n', ' ', 'A', 0, 2, 0, 3};
+  const Bytes enc = a.Encode();
+  ASSERT_EQ(enc.size(), expected_prefix.size() + 3 * 32);
+  EXPECT_TRUE(std::equal(expected_prefix.begin(), expected_prefix.end(), enc.begin()));
+  // Version 1 round-one packages (bound to i only) no longer decode.
+  Bytes v1 = DkgStart<S>(2, 3).packages[0].Encode();
+  ASSERT_EQ(v1[2], 2);
+  v1[2] = 1;
+  EXPECT_EQ(dkg::Round1Package<S>::Decode(v1).status().code(), Code::kInvalidArgument);
+}
+
+// ---- One-use secrets ----
+
+TYPED_TEST(FrostTest, UsedNoncesAreRefused) {
+  using S = TypeParam;
+  const Group<S> g = Dealer<S>(2, 3);
+  const Bytes msg = test::B("once");
+  SigningNonces<S> n0 = Commit(g.keys[0]);
+  SigningNonces<S> n1 = Commit(g.keys[1]);
+  const auto package = SigningPackage<S>::Create({n0.commitments(), n1.commitments()}, msg).value();
+  EXPECT_FALSE(n0.used());
+  ASSERT_TRUE(Sign(package, std::move(n0), g.keys[0]).ok());
+  EXPECT_TRUE(n0.used());
+  // The same object again, as a retry would: refused, and no share comes out (the share would be
+  // lambda c sk, which reveals sk).
+  auto again = Sign(package, std::move(n0), g.keys[0]);
+  EXPECT_EQ(again.status().code(), Code::kFailedPrecondition);
+  // A retry after the first attempt failed (a package without this signer) is refused as well.
+  SigningNonces<S> n2 = Commit(g.keys[2]);
+  const auto other =
+      SigningPackage<S>::Create({n1.commitments(), Commit(g.keys[0]).commitments()}, msg).value();
+  EXPECT_EQ(Sign(other, std::move(n2), g.keys[2]).status().code(), Code::kInvalidArgument);
+  const auto retry = SigningPackage<S>::Create({n1.commitments(), n2.commitments()}, msg).value();
+  EXPECT_EQ(Sign(retry, std::move(n2), g.keys[2]).status().code(), Code::kFailedPrecondition);
+  // n1 was never used: it still signs.
+  EXPECT_TRUE(Sign(package, std::move(n1), g.keys[1]).ok());
+}
+
+TYPED_TEST(FrostTest, MovedFromNoncesAreRefused) {
+  using S = TypeParam;
+  const Group<S> g = Dealer<S>(2, 3);
+  const Bytes msg = test::B("moved");
+  SigningNonces<S> n0 = Commit(g.keys[0]);
+  SigningNonces<S> n1 = Commit(g.keys[1]);
+  const auto package = SigningPackage<S>::Create({n0.commitments(), n1.commitments()}, msg).value();
+  // Move construction: the source is used, keeps its commitments, and its nonces are wiped.
+  SigningNonces<S> moved = std::move(n0);
+  EXPECT_TRUE(n0.used());
+  EXPECT_FALSE(moved.used());
+  EXPECT_TRUE(n0.commitments() == moved.commitments());
+  EXPECT_TRUE(n0.ExposeHidingNonce().IsZero());
+  EXPECT_TRUE(n0.ExposeBindingNonce().IsZero());
+  EXPECT_EQ(Sign(package, std::move(n0), g.keys[0]).status().code(), Code::kFailedPrecondition);
+  // Move assignment likewise, and a used object moved on stays used.
+  SigningNonces<S> target = Commit(g.keys[0]);
+  target = std::move(moved);
+  EXPECT_TRUE(moved.used());
+  EXPECT_EQ(Sign(package, std::move(moved), g.keys[0]).status().code(), Code::kFailedPrecondition);
+  SigningNonces<S> used_copy = std::move(n0);
+  EXPECT_TRUE(used_copy.used());
+  EXPECT_EQ(Sign(package, std::move(used_copy), g.keys[0]).status().code(),
+            Code::kFailedPrecondition);
+  // The object the nonces went to signs, and the signature verifies.
+  std::vector<SignatureShare<S>> shares = {Sign(package, std::move(target), g.keys[0]).value(),
+                                           Sign(package, std::move(n1), g.keys[1]).value()};
+  auto sig = Aggregate<S>(package, shares, g.pub);
+  ASSERT_TRUE(sig.ok());
+  EXPECT_TRUE(IndependentlyValid(g.pub, msg, *sig));
+}
+
+TYPED_TEST(FrostTest, UsedOrMovedFromDkgStatesAreRefused) {
+  using S = TypeParam;
+  {  // Round one: a second Part2 on the same object, and a moved-from object.
+    DkgRound1<S> r = DkgStart<S>(2, 3);
+    ASSERT_TRUE(dkg::Part2<S>(std::move(r.secrets[0]), AllBut(r.packages, 0)).ok());
+    EXPECT_TRUE(r.secrets[0].used());
+    EXPECT_TRUE(Internal<S>::Coefficients(r.secrets[0]).empty());
+    EXPECT_EQ(dkg::Part2<S>(std::move(r.secrets[0]), AllBut(r.packages, 0)).status().code(),
+              Code::kFailedPrecondition);
+    dkg::Round1Secret<S> moved = std::move(r.secrets[1]);
+    EXPECT_TRUE(r.secrets[1].used());
+    EXPECT_FALSE(moved.used());
+    EXPECT_TRUE(Internal<S>::Coefficients(r.secrets[1]).empty());
+    EXPECT_EQ(dkg::Part2<S>(std::move(r.secrets[1]), AllBut(r.packages, 1)).status().code(),
+              Code::kFailedPrecondition);
+    r.secrets[2] = std::move(moved);  // move assignment
+    EXPECT_TRUE(moved.used());
+    EXPECT_EQ(dkg::Part2<S>(std::move(moved), AllBut(r.packages, 1)).status().code(),
+              Code::kFailedPrecondition);
+    EXPECT_TRUE(dkg::Part2<S>(std::move(r.secrets[2]), AllBut(r.packages, 1)).ok());
+  }
+  {  // Round two: a moved-from secret holds no share, and neither it nor a used one is taken.
+    DkgRound2<S> r = DkgToRound3<S>(2, 3);
+    ASSERT_FALSE(Internal<S>::OwnShare(r.secrets[0]).IsZero());
+    dkg::Round2Secret<S> moved = std::move(r.secrets[0]);
+    EXPECT_TRUE(r.secrets[0].used());
+    EXPECT_TRUE(Internal<S>::OwnShare(r.secrets[0]).IsZero());
+    EXPECT_FALSE(Internal<S>::OwnShare(moved).IsZero());
+    EXPECT_EQ(dkg::Part3<S>(std::move(r.secrets[0]), InboxFor(r.outbox, Id(1))).status().code(),
+              Code::kFailedPrecondition);
+    ASSERT_TRUE(dkg::Part3<S>(std::move(moved), InboxFor(r.outbox, Id(1))).ok());
+    EXPECT_TRUE(moved.used());
+    EXPECT_TRUE(Internal<S>::OwnShare(moved).IsZero());
+    EXPECT_EQ(dkg::Part3<S>(std::move(moved), InboxFor(r.outbox, Id(1))).status().code(),
+              Code::kFailedPrecondition);
+    r.secrets[2] = std::move(r.secrets[1]);  // move assignment
+    EXPECT_TRUE(Internal<S>::OwnShare(r.secrets[1]).IsZero());
+    EXPECT_EQ(dkg::Part3<S>(std::move(r.secrets[1]), InboxFor(r.outbox, Id(2))).status().code(),
+              Code::kFailedPrecondition);
+    EXPECT_TRUE(dkg::Part3<S>(std::move(r.secrets[2]), InboxFor(r.outbox, Id(2))).ok());
+  }
 }
 
 TYPED_TEST(FrostTest, DkgKeysSign) {
@@ -588,15 +850,17 @@ TYPED_TEST(FrostTest, WireRoundTrips) {
   EXPECT_EQ(SignatureShare<S>::Decode(z_enc).value().Encode(), z_enc);
   ExpectStrict<SignatureShare<S>>(z_enc);
 
-  auto r1 = dkg::Part1<S>(Id(7), 2, 3).value();
+  const dkg::Ceremony ceremony =
+      dkg::Ceremony::Create(AsBytes("wire"), {Id(7), Id(8), Id(9)}, 2).value();
+  auto r1 = dkg::Part1<S>(ceremony, Id(7)).value();
   const Bytes r1_enc = r1.package.Encode();
   EXPECT_EQ(r1_enc.size(), 102U + 32U * 2);
   EXPECT_EQ(dkg::Round1Package<S>::Decode(r1_enc).value().Encode(), r1_enc);
   ExpectStrict<dkg::Round1Package<S>>(r1_enc);
   EXPECT_FALSE(dkg::Round1Package<Other>::Decode(r1_enc).ok());
-  auto peer1 = dkg::Part1<S>(Id(8), 2, 3).value();
-  auto peer2 = dkg::Part1<S>(Id(9), 2, 3).value();
-  const std::vector<dkg::Round1Package<S>> others = {peer1.package, peer2.package};
+  auto peer1 = dkg::Part1<S>(ceremony, Id(8)).value();
+  auto peer2 = dkg::Part1<S>(ceremony, Id(9)).value();
+  const std::vector<R1<S>> others = {{Id(8), peer1.package}, {Id(9), peer2.package}};
   auto r2 = dkg::Part2<S>(std::move(r1.secret), others);
   ASSERT_TRUE(r2.ok());
   const crypto::SecretBytes r2_enc = r2->packages[0].Encode();

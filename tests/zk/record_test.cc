@@ -181,5 +181,21 @@ TEST(RecordTest, StringSlotsAre248BitHashes) {
   EXPECT_EQ(s.ToBytes()[31], 0);
 }
 
+// A moved-from opening holds nothing: its slots and salt are wiped (a copy of the secret would
+// otherwise outlive the object it was moved into).
+TEST(RecordTest, AMovedFromOpeningIsWiped) {
+  RecordOpening a = Alice();
+  const Commitment c = a.Commit();
+  RecordOpening b = std::move(a);
+  for (std::size_t i = 0; i < kRecordSlots; ++i) EXPECT_TRUE(a.slot(i).IsZero()) << i;
+  EXPECT_TRUE(a.salt().IsZero());
+  EXPECT_TRUE(b.Commit() == c);
+  RecordOpening d = Alice();
+  d = std::move(b);
+  for (std::size_t i = 0; i < kRecordSlots; ++i) EXPECT_TRUE(b.slot(i).IsZero()) << i;
+  EXPECT_TRUE(b.salt().IsZero());
+  EXPECT_TRUE(d.Commit() == c);
+}
+
 }  // namespace
 }  // namespace veil::zk

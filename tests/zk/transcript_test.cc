@@ -207,5 +207,28 @@ TEST(Transcript, RngDependsOnWitnessRandomnessAndStatement) {
   EXPECT_EQ(x.ChallengeScalar("c"), y.ChallengeScalar("c"));
 }
 
+// A moved generator's stream goes with it; the moved-from one has no state left and any use of it
+// aborts, where it used to draw the very nonces its successor draws.
+TEST(TranscriptDeathTest, AMovedFromRngIsDeadNotATwin) {
+  const std::array<std::uint8_t, 32> fixed{};
+  Transcript t("veil.test", 1);
+  TranscriptRng twin = t.BuildRng();
+  twin.FinalizeWithRandomness(fixed);
+  TranscriptRng rng = t.BuildRng();
+  rng.FinalizeWithRandomness(fixed);
+  TranscriptRng moved = std::move(rng);
+  EXPECT_EQ(moved.NextScalar(), twin.NextScalar());
+  EXPECT_DEATH((void)rng.NextScalar(), "used after a move");
+  EXPECT_DEATH(rng.AppendWitness("w", ec::Scalar::One()), "used after a move");
+  EXPECT_DEATH(rng.FinalizeWithRandomness(fixed), "used after a move");
+  // Move assignment likewise; assigning a live generator to a moved-from one revives the target.
+  TranscriptRng target = t.BuildRng();
+  target = std::move(moved);
+  EXPECT_EQ(target.NextScalar(), twin.NextScalar());
+  EXPECT_DEATH((void)moved.NextScalar(), "used after a move");
+  rng = std::move(target);
+  EXPECT_EQ(rng.NextScalar(), twin.NextScalar());
+}
+
 }  // namespace
 }  // namespace veil::zk

@@ -55,9 +55,10 @@ class BorromeanRangeProof {
   static Result<BorromeanRangeProof> Prove(Transcript& transcript, std::uint64_t value,
                                            const ec::Scalar& blinding, unsigned bits);
 
-  // Ok if the proof shows that `commitment` holds a value below 2^bits(); VerificationFailed()
-  // otherwise. Appends what Prove appended.
-  Status Verify(Transcript& transcript, const Commitment& commitment) const;
+  // Ok if the proof shows that `commitment` holds a value below 2^bits; VerificationFailed()
+  // otherwise. The width is the caller's statement, never read from the proof: kInvalidArgument
+  // for bits outside 1..64 or a proof of another width. Appends what Prove appended.
+  Status Verify(Transcript& transcript, const Commitment& commitment, unsigned bits) const;
 
   unsigned bits() const { return bits_; }
   Bytes Encode() const;

@@ -18,8 +18,8 @@
 // calls Sign (round two), which consumes its nonces; the coordinator calls Aggregate, which checks
 // every signature share (sec. 5.4) and names a cheating signer. Key generation: TrustedDealerKeygen
 // (RFC 9591 Appendix C, Shamir with Feldman VSS commitments) or the Pedersen DKG in namespace dkg
-// (the FROST paper's Figure 1 with a Schnorr proof of knowledge of each constant term), whose every
-// check names the participant at fault.
+// (the FROST paper's Figure 1 with a Schnorr proof of knowledge of each constant term, bound to the
+// run's dkg::Ceremony), whose every check names the participant that sent the faulty input.
 //
 // Errors: malformed input (a wrong length, a non-canonical scalar or point, the identity where the
 // RFC forbids it, an unsorted or duplicated list, fewer than t signers) is kInvalidArgument; a
@@ -28,10 +28,13 @@
 // "culprit"); the Status stays as above, so the verification failure itself remains opaque.
 //
 // Secrets: SigningShare and SigningNonces (and the key packages and DKG states that hold them) are
-// move-only and wipe their scalars when destroyed; nonces are used once, since Sign takes them by
-// rvalue and wipes them whatever happens. Constant time: nonce generation, commitments, signing
-// shares, key-package construction and the DKG's polynomial arithmetic on secret coefficients;
-// everything else works on public data (variable-time verification).
+// move-only and wipe their scalars when destroyed or moved from. One-use secrets (SigningNonces,
+// dkg::Round1Secret, dkg::Round2Secret) also remember that they were used: the call that consumes
+// one (Sign, Part2, Part3) marks it used whatever happens, a moved-from object counts as used, and
+// a used one is refused with kFailedPrecondition, so a retry can never sign or deal with wiped
+// (zero) secrets (docs/notes/frost.md, "One-use secrets"). Constant time: nonce generation,
+// commitments, signing shares, key-package construction and the DKG's polynomial arithmetic on
+// secret coefficients; everything else works on public data (variable-time verification).
 //
 // Wire formats (docs/notes/frost.md has the tables): fixed layouts from the RFC for identifiers
 // (32), commitments (96: identifier || D || E), signature shares (64: identifier || z_i) and
@@ -124,8 +127,9 @@ enum class Fault : std::uint8_t {
   kWrongCommitmentLength,  // DKG: a commitment with other than t elements
   kBadProofOfKnowledge,    // DKG: the Schnorr proof for the constant term does not verify
   kBadShare,               // DKG: f_j(i) B != sum_k C_jk i^k
-  kMissingShare,           // no signature share, or no DKG round-two package, from a participant
+  kMissingShare,           // no signature share, or no DKG package, from a participant
   kMisaddressedShare,      // DKG: a round-two package for another recipient
+  kWrongIdentifier,        // DKG: a package carrying an identifier other than its sender's
 };
 std::string_view FaultName(Fault fault);
 
@@ -398,6 +402,12 @@ class SigningCommitments {
 // A signer's secret nonces (d_i, e_i) for one signing session, with their commitments. Move-only,
 // wiped on destruction; there is no encoding, so they never leave the process (a stored nonce is
 // a nonce that can be replayed).
+//
+// Used once: Sign marks them used (and wipes them) whatever its outcome, and a moved-from object
+// is used too (its nonces went with the move). A used object keeps its commitments, which are
+// public, but Sign refuses it: signing again would answer with z_i = lambda_i c sk_i, which
+// reveals the share sk_i to anyone. After a failed Sign (say, a bad package from the coordinator),
+// the signer commits again.
 template <class S>
 class SigningNonces {
  public:
@@ -408,6 +418,8 @@ class SigningNonces {
   ~SigningNonces() { Wipe(); }
 
   const SigningCommitments<S>& commitments() const { return commitments_; }
+  // Whether these nonces were given to Sign or moved from: Sign would refuse them.
+  bool used() const { return used_; }
   // For known-answer tests; every use is a place where a secret flows.
   const ec::Scalar& ExposeHidingNonce() const { return hiding_; }
   const ec::Scalar& ExposeBindingNonce() const { return binding_; }
@@ -424,6 +436,7 @@ class SigningNonces {
   ec::Scalar hiding_;
   ec::Scalar binding_;
   SigningCommitments<S> commitments_;
+  bool used_ = false;
 };
 
 // commit(sk_i): two hedged nonces, nonce_generate = H3(32 random bytes || sk_i) (sec. 4.1), and
@@ -484,9 +497,10 @@ class SignatureShare {
   ec::Scalar z_;
 };
 
-// sign(): z_i = d_i + e_i rho_i + lambda_i sk_i c. Consumes (and wipes) the nonces whatever
-// happens. kInvalidArgument when the package has fewer than t signers, lacks this signer, or
-// carries commitments other than the nonces'. Constant time in sk_i and the nonces.
+// sign(): z_i = d_i + e_i rho_i + lambda_i sk_i c. Consumes the nonces whatever happens: they are
+// wiped and marked used (SigningNonces). kFailedPrecondition for nonces already used or moved
+// from (or zero); kInvalidArgument when the package has fewer than t signers, lacks this signer,
+// or carries commitments other than the nonces'. Constant time in sk_i and the nonces.
 template <class S>
 Result<SignatureShare<S>> Sign(const SigningPackage<S>& package, SigningNonces<S>&& nonces,
                                const KeyPackage<S>& key);
@@ -575,16 +589,63 @@ ec::Scalar Challenge(const typename S::Point& group_commitment, const VerifyingK
 // ---- Distributed key generation (Pedersen DKG with proofs of knowledge) ----
 namespace dkg {
 
+// One run of the DKG: an identifier the caller chooses, the participants and the threshold t. Every
+// round-one proof of knowledge is bound to it (docs/notes/frost.md, "The ceremony"), so a round-one
+// package made for one run fails its proof, blamed on its sender, in any run that differs in id,
+// participant set or threshold. The id must differ between runs with the same participants and
+// threshold (a fresh random value agreed before round one, or a digest of an agreed session
+// description); n is the number of participants. Every participant builds the same value.
+class Ceremony {
+ public:
+  static constexpr std::size_t kMaxIdSize = 1024;
+
+  // Sorts the participants. kInvalidArgument for an empty id or one over kMaxIdSize bytes, a
+  // repeated identifier, more than kMaxParticipants participants, or unless 2 <= min_signers <= n.
+  static Result<Ceremony> Create(ByteView id, std::vector<Identifier> participants,
+                                 std::uint16_t min_signers);
+
+  const Bytes& id() const { return id_; }
+  const std::vector<Identifier>& participants() const { return participants_; }  // ascending
+  std::uint16_t min_signers() const { return min_signers_; }
+  std::uint16_t max_signers() const { return static_cast<std::uint16_t>(participants_.size()); }
+  bool Contains(const Identifier& id) const;
+  // What the proofs are bound to, injectively: u16 len(id) || id || u16 t || u16 n || the n
+  // identifiers ascending (32 bytes each), integers big-endian.
+  Bytes Encode() const;
+
+  friend bool operator==(const Ceremony&, const Ceremony&) = default;
+
+ private:
+  Ceremony(Bytes id, std::vector<Identifier> participants, std::uint16_t t)
+      : id_(std::move(id)), participants_(std::move(participants)), min_signers_(t) {}
+  Bytes id_;
+  std::vector<Identifier> participants_;
+  std::uint16_t min_signers_;
+};
+
+// A package as it arrived: `from` is the participant whose authenticated channel delivered it,
+// which the transport knows and the package only claims. Every fault found in a package is blamed
+// on `from`, so blame is only as good as the channels' authentication.
+template <class P>
+struct Received {
+  Identifier from;
+  P package;
+};
+
 // Round one broadcast of participant i: the commitment C_i = [a_i0 B, ..., a_i(t-1) B] to its
 // polynomial and a Schnorr proof (R_i, mu_i) of knowledge of a_i0, with challenge
-// c_i = H(contextString || "dkg" || i || C_i0 || R_i) (ZF FROST's HDKG).
+// c_i = HDKG(ctx || i || C_i0 || R_i) (ZF FROST's HDKG with the ceremony's digest
+// ctx = SHA-512(contextString || "ceremony" || Ceremony::Encode()) in front).
 //
-// Encoding: codec header (tag "F1", version 1), suite byte, identifier (32), u16 length, the
-// commitment elements (32 each), R_i (32), mu_i (32): 102 + 32 t bytes. The length is not checked
-// against t here, so that a wrong length reaches Part2 and is blamed on its sender.
+// Encoding: codec header (tag "F1", version 2: version 1 proofs were bound to i only), suite byte,
+// identifier (32), u16 length, the commitment elements (32 each), R_i (32), mu_i (32): 102 + 32 t
+// bytes. The length is not checked against t here, so that a wrong length reaches Part2 and is
+// blamed on its sender.
 template <class S>
 class Round1Package {
  public:
+  static constexpr std::uint8_t kVersion = 2;
+
   static Result<Round1Package> Decode(ByteView bytes);
   Bytes Encode() const;
 
@@ -635,41 +696,56 @@ class Round2Package {
   ec::Scalar share_;
 };
 
-// A participant's state between rounds: its polynomial (secret) and its own round-one package.
-// Move-only, wiped on destruction. No encoding: it lives only in the participant's memory.
+// A participant's state between rounds one and two: its ceremony, its polynomial (secret) and its
+// own commitment. Move-only; wiped on destruction and when moved from. Used once: Part2 marks it
+// used whatever happens, a moved-from object is used too, and Part2 refuses a used one. No
+// encoding: it lives only in the participant's memory.
 template <class S>
 class Round1Secret {
  public:
-  Round1Secret(Round1Secret&& o) noexcept = default;
+  Round1Secret(Round1Secret&& o) noexcept;
   Round1Secret& operator=(Round1Secret&& o) noexcept;  // wipes the polynomial it replaces
-  ~Round1Secret();
+  Round1Secret(const Round1Secret&) = delete;
+  Round1Secret& operator=(const Round1Secret&) = delete;
+  ~Round1Secret() { Wipe(); }
+
   const Identifier& identifier() const { return identifier_; }
+  const Ceremony& ceremony() const { return ceremony_; }
+  // Whether Part2 has taken this state or it was moved from: Part2 would refuse it.
+  bool used() const { return used_; }
 
  private:
   template <class>
   friend struct frost::Internal;
-  Round1Secret(const Identifier& id, std::vector<ec::Scalar> coefficients, std::uint16_t t,
-               std::uint16_t n, std::vector<GroupElement<S>> commitment)
+  Round1Secret(const Identifier& id, Ceremony ceremony, std::vector<ec::Scalar> coefficients,
+               std::vector<GroupElement<S>> commitment)
       : identifier_(id),
+        ceremony_(std::move(ceremony)),
         coefficients_(std::move(coefficients)),
-        min_signers_(t),
-        max_signers_(n),
         commitment_(std::move(commitment)) {}
+  void Wipe();
   Identifier identifier_;
+  Ceremony ceremony_;
   std::vector<ec::Scalar> coefficients_;
-  std::uint16_t min_signers_;
-  std::uint16_t max_signers_;
   std::vector<GroupElement<S>> commitment_;
+  bool used_ = false;
 };
 
-// The state after round two: f_i(i) (secret) and every participant's verified commitment.
+// The state between rounds two and three: f_i(i) (secret), t and every participant's verified
+// commitment. Move-only; wiped on destruction and when moved from. Used once, as Round1Secret:
+// Part3 marks it used and refuses a used or moved-from one.
 template <class S>
 class Round2Secret {
  public:
-  Round2Secret(Round2Secret&& o) noexcept = default;
-  Round2Secret& operator=(Round2Secret&& o) noexcept = default;
+  Round2Secret(Round2Secret&& o) noexcept;
+  Round2Secret& operator=(Round2Secret&& o) noexcept;
+  Round2Secret(const Round2Secret&) = delete;
+  Round2Secret& operator=(const Round2Secret&) = delete;
   ~Round2Secret() { own_share_.Wipe(); }
+
   const Identifier& identifier() const { return identifier_; }
+  // Whether Part3 has taken this state or it was moved from: Part3 would refuse it.
+  bool used() const { return used_; }
 
  private:
   template <class>
@@ -685,6 +761,7 @@ class Round2Secret {
   std::uint16_t min_signers_;
   // Every participant's commitment (this one's included), ascending by identifier.
   std::vector<std::pair<Identifier, std::vector<GroupElement<S>>>> commitments_;
+  bool used_ = false;
 };
 
 template <class S>
@@ -705,27 +782,34 @@ struct Part3Output {
   PublicKeyPackage<S> public_key_package;  // the same for every honest participant
 };
 
-// Round one: a random polynomial of degree t - 1, its commitment and the proof of knowledge.
-// kInvalidArgument unless 2 <= min_signers <= max_signers.
+// Round one for participant `me` of `ceremony`: a random polynomial of degree t - 1, its
+// commitment and the proof of knowledge, bound to the ceremony. kInvalidArgument unless `me` is one
+// of the ceremony's participants.
 template <class S>
-Result<Part1Output<S>> Part1(const Identifier& me, std::uint16_t min_signers,
-                             std::uint16_t max_signers);
+Result<Part1Output<S>> Part1(const Ceremony& ceremony, const Identifier& me);
 
-// Round two: checks the other n - 1 participants' round-one packages (their number is
-// kInvalidArgument without a culprit; a package carrying this participant's own or a repeated
-// identifier, a commitment of other than t elements, or a proof that fails each name the sender),
-// then computes the shares f_i(j) for everyone else. Consumes the round-one secret.
+// Round two: checks the round-one packages of the ceremony's other participants, each with the
+// participant whose channel delivered it, and blames that sender: for being outside the ceremony
+// (kUnknownParticipant), for a second package (kDuplicateIdentifier), for a package carrying an
+// identifier other than its own (kWrongIdentifier), for a commitment of other than t elements
+// (kWrongCommitmentLength), for a proof that fails, including one made for another ceremony
+// (kBadProofOfKnowledge); a participant who sent nothing is named with kMissingShare. A package
+// given as from this participant itself is the caller's mistake: kInvalidArgument without a
+// culprit. Then computes the shares f_i(j) for everyone else. Consumes the round-one secret:
+// kFailedPrecondition if it was already used or moved from.
 template <class S>
 FrostResult<Part2Output<S>> Part2(Round1Secret<S>&& secret,
-                                  std::span<const Round1Package<S>> round1_packages);
+                                  std::span<const Received<Round1Package<S>>> round1_packages);
 
-// Round three: checks the n - 1 shares sent to this participant (a package for another recipient,
-// from an unknown or repeated sender, a missing package, or a share that does not match its
-// sender's commitment each name the sender), then the signing share sk_i = sum_j f_j(i), the group
-// key PK = sum_j C_j0 and every participant's verifying share sum_k (sum_j C_jk) l^k.
+// Round three: checks the shares sent to this participant, blaming the sender as Part2 does (for
+// being outside the ceremony, a second package, a package naming another sender, one for another
+// recipient (kMisaddressedShare), or a share that does not match the sender's commitment
+// (kBadShare); a participant who sent nothing is named with kMissingShare), then the signing share
+// sk_i = sum_j f_j(i), the group key PK = sum_j C_j0 and every participant's verifying share
+// sum_k (sum_j C_jk) l^k. Consumes the round-two secret as Part2 consumes the round-one secret.
 template <class S>
 FrostResult<Part3Output<S>> Part3(Round2Secret<S>&& secret,
-                                  std::span<const Round2Package<S>> round2_packages);
+                                  std::span<const Received<Round2Package<S>>> round2_packages);
 
 }  // namespace dkg
 

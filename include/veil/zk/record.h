@@ -60,14 +60,15 @@ ec::Scalar RecordSlotFromString(std::string_view s);
 // G_0..G_7 and H with their fixed-base tables, built once.
 const VectorPedersenGens& RecordGens();
 
-// The secret opening of a record commitment. Move-only; wiped on destruction.
+// The secret opening of a record commitment. Move-only; wiped on destruction and when moved from
+// (a moved-from opening is all zeros, the opening of the zero record with a zero salt).
 class RecordOpening {
  public:
   // Slots beyond those given are zero; a fresh random salt.
   explicit RecordOpening(std::span<const ec::Scalar> slots);
   RecordOpening(std::span<const ec::Scalar> slots, const ec::Scalar& salt);
-  RecordOpening(RecordOpening&&) = default;
-  RecordOpening& operator=(RecordOpening&&) = default;
+  RecordOpening(RecordOpening&& o) noexcept;
+  RecordOpening& operator=(RecordOpening&& o) noexcept;
   RecordOpening(const RecordOpening&) = delete;
   RecordOpening& operator=(const RecordOpening&) = delete;
   ~RecordOpening();
@@ -78,6 +79,7 @@ class RecordOpening {
   Commitment Commit() const;
 
  private:
+  void WipeSecrets();
   std::array<ec::Scalar, kRecordSlots> slots_{};
   ec::Scalar salt_;
 };

@@ -84,12 +84,13 @@ class Transcript {
 
 // Secret nonces for a prover: fork the transcript (BuildRng), absorb each witness with
 // AppendWitness, then Finalize with fresh randomness and draw scalars. Move-only; the sponge state
-// is wiped on destruction. Calling Append* after Finalize, or Next* before it, is a programming
-// error and aborts.
+// is wiped on destruction and when moved from. Calling Append* after Finalize, Next* before it, or
+// anything on a moved-from generator is a programming error and aborts: a moved-from generator
+// that kept its state would draw the very nonces its successor draws.
 class TranscriptRng {
  public:
-  TranscriptRng(TranscriptRng&&) = default;
-  TranscriptRng& operator=(TranscriptRng&&) = default;
+  TranscriptRng(TranscriptRng&& o) noexcept;
+  TranscriptRng& operator=(TranscriptRng&& o) noexcept;
   TranscriptRng(const TranscriptRng&) = delete;
   TranscriptRng& operator=(const TranscriptRng&) = delete;
 
@@ -109,6 +110,7 @@ class TranscriptRng {
   void Frame(std::uint8_t op, std::string_view label, ByteView data);
   crypto::Shake256 sponge_;
   bool finalized_ = false;
+  bool moved_from_ = false;
 };
 
 }  // namespace veil::zk
