@@ -38,13 +38,20 @@ using ElementBytes = std::array<std::uint8_t, kElementSize>;
 using Digest = std::array<std::uint8_t, 64>;
 
 // H(prefix || parts...) with SHA-512; the prefix is contextString || tag, or nothing.
-inline Digest Sha512Parts(std::string_view context, std::string_view tag,
-                          std::initializer_list<ByteView> parts) {
+// Into a digest the caller owns (and wipes, when it derives from a secret): a digest returned by
+// value can leave a copy in the callee's frame (ASan builds do not construct it in place).
+inline void Sha512PartsInto(std::string_view context, std::string_view tag,
+                            std::initializer_list<ByteView> parts, Digest& out) {
   crypto::Sha2 h(crypto::HashAlg::kSha512);
   h.Update(AsBytes(context)).Update(AsBytes(tag));
   for (ByteView p : parts) h.Update(p);
+  h.Final(out);
+}
+// For digests of public data only.
+inline Digest Sha512Parts(std::string_view context, std::string_view tag,
+                          std::initializer_list<ByteView> parts) {
   Digest d;
-  h.Final(d);
+  Sha512PartsInto(context, tag, parts, d);
   return d;
 }
 
@@ -135,8 +142,10 @@ struct Hashes {
     Digest d = Sha512Parts(S::kContextString, "rho", parts);
     return ReduceDigest(d);
   }
+  // Of a signing share (nonce_generate), so into a digest that ReduceDigest wipes.
   static ec::Scalar H3(std::initializer_list<ByteView> parts) {
-    Digest d = Sha512Parts(S::kContextString, "nonce", parts);
+    Digest d;
+    Sha512PartsInto(S::kContextString, "nonce", parts, d);
     return ReduceDigest(d);
   }
   static Digest H4(ByteView m) { return Sha512Parts(S::kContextString, "msg", {m}); }
