@@ -2,11 +2,17 @@
 // src/ledger/sqlite_store.cc: prepared once, cached by SQL text, reset on scope exit.
 #include "store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
+
+#include "veil/base/file.h"
 
 namespace veil::guardian::internal {
 namespace {
@@ -35,6 +41,38 @@ CREATE TABLE IF NOT EXISTS destroyed(
   destroyed_at INTEGER NOT NULL, keep_until INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS destroyed_keep ON destroyed(keep_until);
 )sql";
+
+constexpr const char* kDatabaseCompanions[] = {"-wal", "-shm", "-journal"};
+
+Status ModeError(const std::string& path, const char* step) {
+  return Unavailable("cannot " + std::string(step) + " " + path + ": " + std::strerror(errno));
+}
+
+// Before SQLite opens `path`: creates it 0600 when absent and sets an existing database and its
+// companions to 0600. SQLite would create the file 0644 minus the umask, and then the -wal and
+// -shm files with that same mode, so a 0755 directory would expose them all.
+Status RestrictFileModes(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return Status::Ok();
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return ModeError(path, "create");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return ModeError(path, "stat");
+  // Also when the umask took bits from 0600 (then SQLite could not write it).
+  if ((st.st_mode & 07777) != 0600 && ::fchmod(fd.get(), 0600) != 0) {
+    return ModeError(path, "set the mode of");
+  }
+  for (const char* suffix : kDatabaseCompanions) {
+    const std::string companion = path + suffix;
+    if (::stat(companion.c_str(), &st) != 0) {
+      if (errno == ENOENT) continue;
+      return ModeError(companion, "stat");
+    }
+    if ((st.st_mode & 07777) != 0600 && ::chmod(companion.c_str(), 0600) != 0) {
+      return ModeError(companion, "set the mode of");
+    }
+  }
+  return Status::Ok();
+}
 
 class Stmt {
  public:
@@ -147,6 +185,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Finger
                                            FaultFn fault) {
   auto impl = std::make_unique<Impl>();
   impl->fault = std::move(fault);
+  VEIL_RETURN_IF_ERROR(RestrictFileModes(path));
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK) {
     std::string m = impl->db != nullptr ? sqlite3_errmsg(impl->db) : "out of memory";

@@ -12,7 +12,13 @@
 // failed write leaves the caller to Rollback. Scrub runs after deletions: an incremental vacuum,
 // then wal_checkpoint(TRUNCATE) so that no copy of a deleted row stays in the -wal file.
 //
-// Errors: SQLite failures are kInternal (kUnavailable when the file cannot be opened); a database
+// Files: the database file is created (or tightened) to mode 0600 before SQLite opens it, and
+// existing -wal, -shm and -journal files too; SQLite creates those with the database file's mode
+// whatever the umask (its unix VFS copies the mode and fchmods), so none is ever readable by group
+// or others, whatever the directory's mode.
+//
+// Errors: SQLite failures are kInternal (kUnavailable when the file cannot be opened or its mode
+// cannot be set); a database
 // created for another guardian identity is kFailedPrecondition; a row of the wrong shape
 // kDataLoss.
 //

@@ -583,5 +583,44 @@ TEST_F(GuardianTest, HealthAndIdentityRoutes) {
   EXPECT_EQ(service_->Handle(http).status, 404);
 }
 
+// A pre-existing directory that others may read, and the usual umask: the database and its -wal
+// and -shm files are still 0600, also when an older version left them looser.
+TEST(GuardianFiles, DatabaseWalAndShmAre0600WhateverTheDirectoryAndUmask) {
+  TempDir tmp;
+  const auto dir = tmp.path() / "data";
+  ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);
+  struct UmaskScope {
+    mode_t old = ::umask(022);
+    ~UmaskScope() { ::umask(old); }
+  } umask_scope;
+  const auto db = dir / kDatabaseFileName;
+  auto mode_of = [](const std::filesystem::path& p) -> int {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return -1;
+    return static_cast<int>(st.st_mode & 07777);
+  };
+  auto check_open_files = [&](const char* step) {
+    auto g = Guardian::OpenDir(dir);
+    ASSERT_TRUE(g.ok()) << g.status().ToString();
+    std::shared_ptr<Guardian> guardian(std::move(*g));
+    GuardianService service(guardian);
+    const OwnerSigner owner = OwnerSigner::GenerateEd25519();
+    Request req;
+    req.route = Route::kPut;
+    req.puts.push_back(MakePut(guardian->public_identity(), owner.public_key(), RandomId(),
+                               RandomShare(), guardian->Now() + 600));
+    ASSERT_EQ(
+        service.Handle(SignedHttp(owner, guardian->public_identity(), req, guardian->Now())).status,
+        200);
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      EXPECT_EQ(mode_of(db.string() + suffix), 0600) << step << " " << suffix;
+    }
+  };
+  check_open_files("created");
+  ASSERT_EQ(::chmod(db.c_str(), 0644), 0);
+  check_open_files("reopened after chmod 0644");
+}
+
 }  // namespace
 }  // namespace veil::guardian
