@@ -170,7 +170,8 @@ struct Guardian::Impl {
           resp.items.push_back(std::move(r));
           continue;
         }
-        if (existing) VEIL_RETURN_IF_ERROR(store->Delete(p.row.id));  // expired, not swept yet
+        // Expired, not swept yet: its row goes, and Store::Commit scrubs it.
+        if (existing) VEIL_RETURN_IF_ERROR(store->Delete(p.row.id));
         VEIL_RETURN_IF_ERROR(store->Insert(p.row));
         r.changed = true;
         r.expires_at = p.row.expires_at;
@@ -264,13 +265,11 @@ struct Guardian::Impl {
     const Bytes owner = req.owner.Encode();
     Response resp;
     std::vector<internal::Tombstone> destroyed;  // per item; empty owner: no receipt
-    bool deleted_any = false;
     {
       std::lock_guard<std::mutex> lock(mu);
       const Status tx = InTransaction(req, [&]() -> Status {
         resp.items.clear();
         destroyed.clear();
-        deleted_any = false;
         for (const auto& id : req.ids) {
           ItemResult r;
           r.id = id;
@@ -286,7 +285,6 @@ struct Guardian::Impl {
             t = internal::Tombstone{owner, row->commitment, now};
             VEIL_RETURN_IF_ERROR(
                 store->PutTombstone(id, t, now + options.limits.receipt_retention_seconds));
-            deleted_any = true;
           } else {
             // A retried destroy whose first answer was lost: the same receipt again.
             VEIL_ASSIGN_OR_RETURN(auto tomb, store->FindTombstone(id));
@@ -301,11 +299,8 @@ struct Guardian::Impl {
         }
         return Status::Ok();
       });
+      // Store::Commit scrubbed the deleted rows.
       if (!tx.ok()) return tx;
-      if (deleted_any) {
-        // The rows are gone; a failed scrub only delays the byte-level cleanup to the next one.
-        store->Scrub().IgnoreError();
-      }
     }
     // Signing needs no lock; the receipt's content is fixed by the tombstone.
     for (std::size_t i = 0; i < resp.items.size(); ++i) {
@@ -390,9 +385,11 @@ Result<Response> Guardian::HandleRequest(Route route, std::string_view body, Byt
 
 Result<std::size_t> Guardian::Sweep(std::int64_t now) {
   std::lock_guard<std::mutex> lock(impl_->mu);
+  // DeleteExpired's commit scrubs what it deleted; a scrub that failed after any commit is
+  // retried here, and its failure reported.
   VEIL_ASSIGN_OR_RETURN(std::size_t n, impl_->store->DeleteExpired(now));
   VEIL_RETURN_IF_ERROR(impl_->store->ForgetNonces(now));
-  if (n > 0) VEIL_RETURN_IF_ERROR(impl_->store->Scrub());
+  if (impl_->store->scrub_pending()) VEIL_RETURN_IF_ERROR(impl_->store->Scrub());
   return n;
 }
 

@@ -141,7 +141,9 @@ struct Store::Impl {
   sqlite3* db = nullptr;
   std::unordered_map<std::string, sqlite3_stmt*> cache;
   FaultFn fault;
-  std::size_t writes = 0;  // row writes in the current transaction
+  std::size_t writes = 0;      // row writes in the current transaction
+  bool deleted_in_tx = false;  // the current transaction deleted a share row
+  bool scrub_pending = false;  // a committed deletion not scrubbed yet
 
   ~Impl() {
     for (auto& [sql, s] : cache) sqlite3_finalize(s);
@@ -213,12 +215,23 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Finger
 
 Status Store::Begin() {
   impl_->writes = 0;
+  impl_->deleted_in_tx = false;
   return impl_->Exec("BEGIN IMMEDIATE");
 }
 
-Status Store::Commit() { return impl_->Exec("COMMIT"); }
+Status Store::Commit() {
+  VEIL_RETURN_IF_ERROR(impl_->Exec("COMMIT"));
+  if (impl_->deleted_in_tx) impl_->scrub_pending = true;
+  impl_->deleted_in_tx = false;
+  // The rows are gone; a failed scrub only delays the byte-level cleanup to the next commit.
+  if (impl_->scrub_pending) Scrub().IgnoreError();
+  return Status::Ok();
+}
 
-void Store::Rollback() { impl_->Exec("ROLLBACK").IgnoreError(); }
+void Store::Rollback() {
+  impl_->deleted_in_tx = false;
+  impl_->Exec("ROLLBACK").IgnoreError();
+}
 
 Result<std::optional<StoredShare>> Store::Find(const ShareId& id) {
   VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT owner, kind, expires_at, commitment, "
@@ -270,7 +283,9 @@ Status Store::SetExpiry(const ShareId& id, std::int64_t expires_at) {
 Status Store::Delete(const ShareId& id) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
   VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("DELETE FROM shares WHERE id = ?"));
-  return s->Blob(1, id).Run();
+  VEIL_RETURN_IF_ERROR(s->Blob(1, id).Run());
+  if (sqlite3_changes(impl_->db) > 0) impl_->deleted_in_tx = true;
+  return Status::Ok();
 }
 
 Status Store::PutTombstone(const ShareId& id, const Tombstone& t, std::int64_t keep_until) {
@@ -327,6 +342,7 @@ Result<std::size_t> Store::DeleteExpired(std::int64_t now) {
     VEIL_ASSIGN_OR_RETURN(auto st, impl_->Prepare("DELETE FROM shares WHERE expires_at <= ?"));
     VEIL_RETURN_IF_ERROR(st->Int(1, now).Run());
     n = static_cast<std::size_t>(sqlite3_changes(impl_->db));
+    if (n > 0) impl_->deleted_in_tx = true;
     return Status::Ok();
   }();
   if (s.ok()) s = Commit();
@@ -358,8 +374,11 @@ Status Store::Scrub() {
   if (rc != SQLITE_OK) {
     return Unavailable(std::string("sqlite checkpoint: ") + sqlite3_errmsg(impl_->db));
   }
+  impl_->scrub_pending = false;
   return Status::Ok();
 }
+
+bool Store::scrub_pending() const { return impl_->scrub_pending; }
 
 Result<std::uint64_t> Store::CountShares() {
   VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT COUNT(*) FROM shares"));

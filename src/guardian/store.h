@@ -8,14 +8,19 @@
 //   destroyed(id PK, owner, commitment, destroyed_at, keep_until)   tombstones, so that a
 //       retried destroy gets its receipt again; they hold no share bytes
 // `sealed` is the at-rest AEAD ciphertext (guardian.cc seals and opens it); `owner` is
-// OwnerKey::Encode(). Writes happen between Begin and Commit, one transaction per request; a
-// failed write leaves the caller to Rollback. Scrub runs after deletions: an incremental vacuum,
-// then wal_checkpoint(TRUNCATE) so that no copy of a deleted row stays in the -wal file.
+// OwnerKey::Encode().
 //
 // Files: the database file is created (or tightened) to mode 0600 before SQLite opens it, and
 // existing -wal, -shm and -journal files too; SQLite creates those with the database file's mode
 // whatever the umask (its unix VFS copies the mode and fchmods), so none is ever readable by group
 // or others, whatever the directory's mode.
+//
+// Writes happen between Begin and Commit, one transaction per request; a failed write leaves the
+// caller to Rollback. Every transaction that deleted a share row, whatever deleted it, is
+// followed by Scrub when it commits: an incremental vacuum, then wal_checkpoint(TRUNCATE), so
+// that no page image of the deleted row stays in the -wal file or in the database file (with
+// secure_delete the new page images have the row zeroed). A failed scrub is retried after the next
+// commit.
 //
 // Errors: SQLite failures are kInternal (kUnavailable when the file cannot be opened or its mode
 // cannot be set); a database
@@ -68,6 +73,8 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   Status Begin();
+  // Commits; then scrubs if this or an earlier transaction deleted a share row and was not
+  // scrubbed yet (a scrub failure is not the commit's: the next commit retries it).
   Status Commit();
   void Rollback();
 
@@ -86,6 +93,8 @@ class Store {
   // Nonces past their window and tombstones past keep_until.
   Status ForgetNonces(std::int64_t now);
   Status Scrub();
+  // A committed deletion whose scrub has not succeeded yet.
+  bool scrub_pending() const;
 
   Result<std::uint64_t> CountShares();
   Result<std::uint64_t> CountNonces();

@@ -622,5 +622,27 @@ TEST(GuardianFiles, DatabaseWalAndShmAre0600WhateverTheDirectoryAndUmask) {
   check_open_files("reopened after chmod 0644");
 }
 
+TEST_F(GuardianTest, PutOverAnExpiredUnsweptShareScrubsTheOldBytes) {
+  const auto db = dir_.path() / kDatabaseFileName;
+  const auto wal = dir_.path() / (std::string(kDatabaseFileName) + "-wal");
+  const ShareId id = RandomId();
+  const Bytes old_share = RandomShare(300);
+  // Neighbours, so that the old row shares its page with rows that stay.
+  std::vector<PutItem> items = {Item(alice_, id, old_share, 5)};
+  for (int i = 0; i < 3; ++i) items.push_back(Item(alice_, RandomId(), RandomShare(300)));
+  Put(alice_, items);
+  const Bytes old_blob = StoredBlob(db, id);
+  ASSERT_GT(old_blob.size(), 300u);
+  ASSERT_TRUE(Contains(ReadFile(db) + ReadFile(wal), old_blob));
+  now_ += 6;  // expired; the sweeper has not run
+  EXPECT_TRUE(Put(bob_, {Item(bob_, id, RandomShare(300))}).items[0].changed);
+  const Bytes new_blob = StoredBlob(db, id);
+  const std::string after = ReadFile(db) + ReadFile(wal);
+  EXPECT_TRUE(Contains(after, new_blob));
+  for (std::size_t off = 0; off + 16 <= old_blob.size(); off += 16) {
+    EXPECT_FALSE(Contains(after, ByteView(old_blob).subspan(off, 16))) << "offset " << off;
+  }
+}
+
 }  // namespace
 }  // namespace veil::guardian

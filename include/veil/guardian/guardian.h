@@ -24,9 +24,10 @@
 //
 // At rest a share is sealed with XChaCha20-Poly1305 under the identity's storage key (random
 // 24-byte nonce; aad = "veil-guardian at-rest v1" || id || owner encoding), so the database file
-// alone opens nothing. Destroy and Sweep delete rows (PRAGMA secure_delete=ON zeroes the freed
-// bytes), then run PRAGMA wal_checkpoint(TRUNCATE) and an incremental vacuum
-// (docs/notes/guardian.md, "Secure deletion", says what this does and does not guarantee).
+// alone opens nothing. Every deletion of a share row (destroy, sweep, a put over an expired row)
+// is zeroed by PRAGMA secure_delete=ON and followed, once committed, by an incremental vacuum and
+// PRAGMA wal_checkpoint(TRUNCATE) (docs/notes/guardian.md, "Secure deletion", says what this does
+// and does not guarantee). The database and its -wal and -shm files are mode 0600.
 //
 // Errors of HandleRequest (request level): kInvalidArgument (malformed, wrong guardian),
 // kResourceExhausted (too large, too many items, rate limited), kUnauthenticated (bad signature,
