@@ -40,6 +40,58 @@ CREATE TABLE IF NOT EXISTS destroyed(
   id BLOB PRIMARY KEY, owner BLOB NOT NULL, commitment BLOB NOT NULL,
   destroyed_at INTEGER NOT NULL, keep_until INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS destroyed_keep ON destroyed(keep_until);
+CREATE TABLE IF NOT EXISTS usage(
+  owner BLOB PRIMARY KEY, share_count INTEGER NOT NULL, byte_count INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_total(
+  id INTEGER PRIMARY KEY CHECK (id = 0), share_count INTEGER NOT NULL, byte_count INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS shares_usage_insert AFTER INSERT ON shares BEGIN
+  INSERT INTO usage(owner, share_count, byte_count) VALUES(new.owner, 1,
+      length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed))
+    ON CONFLICT(owner) DO UPDATE SET share_count = share_count + 1,
+                                     byte_count = byte_count + excluded.byte_count;
+  UPDATE usage_total SET share_count = share_count + 1, byte_count = byte_count +
+      length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed);
+END;
+CREATE TRIGGER IF NOT EXISTS shares_usage_delete AFTER DELETE ON shares BEGIN
+  UPDATE usage SET share_count = share_count - 1, byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed))
+    WHERE owner = old.owner;
+  DELETE FROM usage WHERE owner = old.owner AND share_count <= 0;
+  UPDATE usage_total SET share_count = share_count - 1, byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed));
+END;
+CREATE TRIGGER IF NOT EXISTS shares_usage_update
+    AFTER UPDATE OF id, owner, commitment, sealed ON shares BEGIN
+  UPDATE usage SET share_count = share_count - 1, byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed))
+    WHERE owner = old.owner;
+  DELETE FROM usage WHERE owner = old.owner AND share_count <= 0;
+  INSERT INTO usage(owner, share_count, byte_count) VALUES(new.owner, 1,
+      length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed))
+    ON CONFLICT(owner) DO UPDATE SET share_count = share_count + 1,
+                                     byte_count = byte_count + excluded.byte_count;
+  UPDATE usage_total SET byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed)) +
+      (length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed));
+END;
+)sql";
+
+// The usage counters, counted once from the rows held: for a new database, and for one made
+// before the counters existed. From then on the triggers keep them.
+constexpr const char* kCountUsage = R"sql(
+BEGIN IMMEDIATE;
+DELETE FROM usage;
+DELETE FROM usage_total;
+INSERT INTO usage(owner, share_count, byte_count)
+  SELECT owner, COUNT(*),
+         SUM(length(id) + length(owner) + length(commitment) + length(sealed))
+  FROM shares GROUP BY owner;
+INSERT INTO usage_total(id, share_count, byte_count)
+  SELECT 0, COUNT(*),
+         COALESCE(SUM(length(id) + length(owner) + length(commitment) + length(sealed)), 0)
+  FROM shares;
+INSERT INTO meta(name, value) VALUES('usage', X'01');
+COMMIT;
 )sql";
 
 constexpr const char* kDatabaseCompanions[] = {"-wal", "-shm", "-journal"};
@@ -210,7 +262,22 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Finger
       VEIL_RETURN_IF_ERROR(ins->Blob(1, owner).Run());
     }
   }
+  {
+    VEIL_ASSIGN_OR_RETURN(auto s, impl->Prepare("SELECT 1 FROM meta WHERE name = 'usage'"));
+    const bool counted = s->Step();
+    VEIL_RETURN_IF_ERROR(s->status());
+    if (!counted) {
+      if (Status c = impl->Exec(kCountUsage); !c.ok()) {
+        impl->Exec("ROLLBACK").IgnoreError();
+        return c;
+      }
+    }
+  }
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+std::uint64_t Store::RowBytes(const StoredShare& share) {
+  return share.id.size() + share.owner.size() + share.commitment.size() + share.sealed.size();
 }
 
 Status Store::Begin() {
@@ -379,6 +446,31 @@ Status Store::Scrub() {
 }
 
 bool Store::scrub_pending() const { return impl_->scrub_pending; }
+
+Result<Usage> Store::OwnerUsage(ByteView owner) {
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT share_count, byte_count FROM usage WHERE "
+                                               "owner = ?"));
+  Usage u;
+  if (s->Blob(1, owner).Step()) {
+    u.shares = static_cast<std::uint64_t>(s->ColInt(0));
+    u.bytes = static_cast<std::uint64_t>(s->ColInt(1));
+  }
+  VEIL_RETURN_IF_ERROR(s->status());
+  return u;
+}
+
+Result<Usage> Store::TotalUsage() {
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT share_count, byte_count FROM usage_total "
+                                               "WHERE id = 0"));
+  if (!s->Step()) {
+    VEIL_RETURN_IF_ERROR(s->status());
+    return DataLoss("usage totals are missing");
+  }
+  Usage u;
+  u.shares = static_cast<std::uint64_t>(s->ColInt(0));
+  u.bytes = static_cast<std::uint64_t>(s->ColInt(1));
+  return u;
+}
 
 Result<std::uint64_t> Store::CountShares() {
   VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT COUNT(*) FROM shares"));
