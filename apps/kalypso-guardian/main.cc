@@ -4,8 +4,19 @@
 //   kalypso-guardian --data DIR --listen 127.0.0.1:PORT
 //                    [--tls-cert FILE --tls-key FILE | --tls-self-signed]
 //                    [--sweep-interval SECONDS] [--max-body-bytes N] [--max-items N]
-//                    [--rate PER_SECOND --burst N] [--threads N] [--port-file FILE]
+//                    [--rate PER_SECOND --burst N]
+//                    [--address-rate PER_SECOND --address-burst N]
+//                    [--address-item-rate PER_SECOND --address-item-burst N] [--ipv6-prefix BITS]
+//                    [--rate-table-keys N]
+//                    [--max-shares-per-owner N] [--max-bytes-per-owner N]
+//                    [--max-shares N] [--max-bytes N]
+//                    [--allow-owners FILE] [--allow-owner ALG:BASE64]...
+//                    [--threads N] [--port-file FILE]
 //   kalypso-guardian identity --data DIR
+//
+// Every limit and its default is in guardian::GuardianLimits (docs/notes/kalypso-guardian.md says
+// what each protects); a rate or quota of 0 turns that limit off. --allow-owners and
+// --allow-owner together make the allow list of owner keys (empty: any owner may deposit).
 //
 // The daemon opens (or creates) DIR/identity.key and DIR/guardian.db, serves the guardian routes,
 // /health and /metrics, runs the sweeper, and logs JSON lines on stderr; the "listening" line
@@ -24,13 +35,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "veil/base/file.h"
 #include "veil/guardian/guardian.h"
 #include "veil/guardian/identity.h"
+#include "veil/guardian/owner.h"
 #include "veil/guardian/service.h"
 #include "veil/guardian/sweeper.h"
 #include "veil/net/http_server.h"
@@ -69,6 +83,18 @@ struct ServeArgs {
   std::size_t max_items = guardian::GuardianLimits{}.max_items;
   double rate = guardian::GuardianLimits{}.rate_per_second;
   double burst = guardian::GuardianLimits{}.rate_burst;
+  double address_rate = guardian::GuardianLimits{}.address_rate_per_second;
+  double address_burst = guardian::GuardianLimits{}.address_rate_burst;
+  double address_item_rate = guardian::GuardianLimits{}.address_items_per_second;
+  double address_item_burst = guardian::GuardianLimits{}.address_items_burst;
+  int ipv6_prefix = guardian::GuardianLimits{}.address_ipv6_prefix_bits;
+  std::size_t rate_table_keys = guardian::GuardianLimits{}.rate_table_max_keys;
+  std::uint64_t max_shares_per_owner = guardian::GuardianLimits{}.max_shares_per_owner;
+  std::uint64_t max_bytes_per_owner = guardian::GuardianLimits{}.max_bytes_per_owner;
+  std::uint64_t max_shares = guardian::GuardianLimits{}.max_shares_total;
+  std::uint64_t max_bytes = guardian::GuardianLimits{}.max_bytes_total;
+  std::string allow_owners_file;
+  std::vector<std::string> allow_owners;
   std::size_t threads = 8;
   std::string port_file;
 };
@@ -117,6 +143,36 @@ Result<net::TlsCredentials> SelfSignedCredentials(const fs::path& dir, const std
   return std::move(generated.credentials);
 }
 
+// The allow list: the keys of --allow-owners FILE, then each --allow-owner.
+Result<std::vector<guardian::OwnerKey>> AllowedOwners(const ServeArgs& a) {
+  std::vector<guardian::OwnerKey> keys;
+  if (!a.allow_owners_file.empty()) {
+    std::ifstream in(a.allow_owners_file, std::ios::binary);
+    std::string text;
+    if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in || in.bad()) {
+      return veil::Unavailable("cannot read --allow-owners " + a.allow_owners_file);
+    }
+    auto listed = guardian::ParseOwnerKeyList(text);
+    if (!listed.ok()) {
+      return veil::InvalidArgument("--allow-owners " + a.allow_owners_file + ": " +
+                                   listed.status().message());
+    }
+    // An empty list would mean "any owner": never the reading of a file meant to restrict.
+    if (listed->empty()) {
+      return veil::InvalidArgument("--allow-owners " + a.allow_owners_file +
+                                   " lists no owner key (leave the flag out to allow any owner)");
+    }
+    keys = std::move(*listed);
+  }
+  for (const std::string& text : a.allow_owners) {
+    auto key = guardian::ParseOwnerKeyText(text);
+    if (!key.ok()) return veil::InvalidArgument("--allow-owner: " + key.status().message());
+    keys.push_back(std::move(*key));
+  }
+  return keys;
+}
+
 int Identity(const std::string& data) {
   if (data.empty()) return Fail(veil::InvalidArgument("--data is required"));
   auto id = guardian::GuardianIdentity::LoadOrCreate(data);
@@ -146,6 +202,25 @@ int Serve(const ServeArgs& a) {
     return Fail(veil::InvalidArgument(
         "--max-body-bytes must be at least 1024, --max-items and --threads positive"));
   }
+  if (!(a.address_rate >= 0) || !std::isfinite(a.address_rate) || !(a.address_burst >= 1) ||
+      !std::isfinite(a.address_burst)) {
+    return Fail(veil::InvalidArgument(
+        "--address-rate must be at least 0 (0: off) and --address-burst at least 1"));
+  }
+  // A burst below --max-items would refuse every full batch forever.
+  if (!(a.address_item_rate >= 0) || !std::isfinite(a.address_item_rate) ||
+      (a.address_item_rate > 0 && !(a.address_item_burst >= static_cast<double>(a.max_items))) ||
+      !std::isfinite(a.address_item_burst)) {
+    return Fail(veil::InvalidArgument(
+        "--address-item-rate must be at least 0 (0: off) and --address-item-burst at least "
+        "--max-items"));
+  }
+  if (a.ipv6_prefix < 0 || a.ipv6_prefix > 128 || a.rate_table_keys == 0) {
+    return Fail(
+        veil::InvalidArgument("--ipv6-prefix must be 0 to 128 and --rate-table-keys positive"));
+  }
+  auto allowed = AllowedOwners(a);
+  if (!allowed.ok()) return Fail(allowed.status());
 
   net::HttpServerOptions so;
   if (Status s = ParseListen(a.listen, &so.host, &so.port); !s.ok()) return Fail(s);
@@ -157,6 +232,18 @@ int Serve(const ServeArgs& a) {
   go.limits.max_items = a.max_items;
   go.limits.rate_per_second = a.rate;
   go.limits.rate_burst = a.burst;
+  go.limits.address_rate_per_second = a.address_rate;
+  go.limits.address_rate_burst = a.address_burst;
+  go.limits.address_items_per_second = a.address_item_rate;
+  go.limits.address_items_burst = a.address_item_burst;
+  go.limits.address_ipv6_prefix_bits = a.ipv6_prefix;
+  go.limits.rate_table_max_keys = a.rate_table_keys;
+  go.limits.max_shares_per_owner = a.max_shares_per_owner;
+  go.limits.max_bytes_per_owner = a.max_bytes_per_owner;
+  go.limits.max_shares_total = a.max_shares;
+  go.limits.max_bytes_total = a.max_bytes;
+  const std::size_t allowed_count = allowed->size();
+  go.allowed_owners = std::move(*allowed);
   auto opened = guardian::Guardian::OpenDir(a.data, std::move(go));
   if (!opened.ok()) return Fail(opened.status());
   std::shared_ptr<guardian::Guardian> g(std::move(*opened));
@@ -203,7 +290,8 @@ int Serve(const ServeArgs& a) {
                            {"tls_sha256", tls_sha256},
                            {"shares", stats.ok() ? stats->shares : 0},
                            {"sweep_interval_ms", static_cast<std::int64_t>(interval.count())},
-                           {"max_body_bytes", a.max_body_bytes}});
+                           {"max_body_bytes", a.max_body_bytes},
+                           {"allowed_owners", allowed_count}});
 
   const int sig = net::WaitForShutdownSignal();
   vlog::Info("stopping", {{"signal", sig}});
@@ -238,6 +326,28 @@ int main(int argc, char** argv) {
   app.add_option("--max-items", serve.max_items, "most items in one request");
   app.add_option("--rate", serve.rate, "requests per second per owner");
   app.add_option("--burst", serve.burst, "burst of requests per owner");
+  app.add_option("--address-rate", serve.address_rate,
+                 "requests per second per client address (IPv6: per prefix; 0: off)");
+  app.add_option("--address-burst", serve.address_burst, "burst of requests per client address");
+  app.add_option("--address-item-rate", serve.address_item_rate,
+                 "request items per second per client address (0: off)");
+  app.add_option("--address-item-burst", serve.address_item_burst,
+                 "burst of items per client address (at least --max-items)");
+  app.add_option("--ipv6-prefix", serve.ipv6_prefix,
+                 "IPv6 clients are limited per prefix of this many bits");
+  app.add_option("--rate-table-keys", serve.rate_table_keys,
+                 "owners and addresses each rate table remembers (least recently used go)");
+  app.add_option("--max-shares-per-owner", serve.max_shares_per_owner,
+                 "shares one owner may hold (0: no limit)");
+  app.add_option("--max-bytes-per-owner", serve.max_bytes_per_owner,
+                 "bytes one owner's shares may take (0: no limit)");
+  app.add_option("--max-shares", serve.max_shares,
+                 "shares the guardian holds at most (0: no limit)");
+  app.add_option("--max-bytes", serve.max_bytes, "bytes all shares may take at most (0: no limit)");
+  app.add_option("--allow-owners", serve.allow_owners_file,
+                 "file of owner keys allowed to use the guardian, one ALG:BASE64 per line");
+  app.add_option("--allow-owner", serve.allow_owners,
+                 "an owner key allowed to use the guardian (ALG:BASE64; repeatable)");
   app.add_option("--threads", serve.threads, "HTTP worker threads");
   app.add_option("--port-file", serve.port_file, "write the bound port to FILE");
 

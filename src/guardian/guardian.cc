@@ -1,8 +1,10 @@
 // The guardian's request core (guardian.h; docs/notes/guardian.md).
 #include "veil/guardian/guardian.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,33 @@ struct PreparedPut {
   internal::StoredShare row;
 };
 
+// What a put item does, decided inside the transaction from reads alone, before any write.
+struct PutPlan {
+  enum class Action : std::uint8_t { kRefused, kKeep, kConflict, kInsert, kReplaceExpired };
+  Action action = Action::kRefused;
+  std::int64_t kept_expires_at = 0;  // kKeep
+};
+
+// The change a request makes to what a quota counts.
+struct UsageDelta {
+  std::int64_t shares = 0;
+  std::int64_t bytes = 0;
+  void Add(std::uint64_t row_bytes, std::int64_t sign) {
+    shares += sign;
+    bytes += sign * static_cast<std::int64_t>(row_bytes);
+  }
+};
+
+// Whether `used` plus a growing `delta` passes `max` (0: no limit). A request that does not grow
+// the count passes even over a lowered quota, so replacing rows never gets stuck.
+bool Exceeds(std::uint64_t used, std::int64_t delta, std::uint64_t max) {
+  return max != 0 && delta > 0 && used + static_cast<std::uint64_t>(delta) > max;
+}
+
+// The two buckets of a client address.
+constexpr std::size_t kAddressRequests = 0;
+constexpr std::size_t kAddressItems = 1;
+
 }  // namespace
 
 std::int64_t SystemUnixSeconds() {
@@ -42,12 +71,23 @@ struct Guardian::Impl {
   Impl(GuardianIdentity id, GuardianOptions o)
       : identity(std::move(id)),
         options(std::move(o)),
-        limiter(options.limits.rate_per_second, options.limits.rate_burst, options.rate_clock) {}
+        owner_limiter(options.limits.rate_per_second, options.limits.rate_burst, options.rate_clock,
+                      std::max<std::size_t>(options.limits.rate_table_max_keys, 1)),
+        address_limiter(
+            {{options.limits.address_rate_per_second, options.limits.address_rate_burst},
+             {options.limits.address_items_per_second,
+              std::max(options.limits.address_items_burst,
+                       static_cast<double>(options.limits.max_items))}},
+            options.rate_clock, std::max<std::size_t>(options.limits.rate_table_max_keys, 1)) {
+    for (const OwnerKey& k : options.allowed_owners) allowed_owners.insert(k.Encode());
+  }
 
   GuardianIdentity identity;
   GuardianOptions options;
-  RateLimiter limiter;
-  std::mutex mu;  // guards store
+  RateLimiter owner_limiter;       // keyed by SHA-256 of the owner encoding
+  RateLimiter address_limiter;     // keyed by ClientAddressKey; requests and items
+  std::set<Bytes> allowed_owners;  // encodings; empty: any owner
+  std::mutex mu;                   // guards store
   std::unique_ptr<internal::Store> store;
 
   std::int64_t Now() const { return options.clock ? options.clock() : SystemUnixSeconds(); }
@@ -124,12 +164,13 @@ struct Guardian::Impl {
     return row;
   }
 
-  // Runs `body` in one transaction together with the nonce row; nothing is applied unless all
-  // of it commits.
-  template <class Body>
-  Status InTransaction(const Request& req, Body&& body) {
+  // Runs `check` (reads only: limits counted before any write), then the nonce row and `body`,
+  // in one transaction; nothing is applied unless all of it commits.
+  template <class Check, class Body>
+  Status InTransaction(const Request& req, Check&& check, Body&& body) {
     VEIL_RETURN_IF_ERROR(store->Begin());
     Status s = [&]() -> Status {
+      VEIL_RETURN_IF_ERROR(check());
       const crypto::Sha256Digest owner_hash = crypto::Sha256(req.owner.Encode());
       VEIL_ASSIGN_OR_RETURN(
           bool fresh, store->RememberNonce(owner_hash, req.nonce,
@@ -142,42 +183,101 @@ struct Guardian::Impl {
     return s;
   }
 
+  template <class Body>
+  Status InTransaction(const Request& req, Body&& body) {
+    return InTransaction(
+        req, [] { return Status::Ok(); }, std::forward<Body>(body));
+  }
+
+  // The storage quotas for a put that changes the counts by `owner_delta` (the requesting owner)
+  // and `total_delta`. The owner's quota is told first: waiting does not lift it.
+  Status CheckQuotas(ByteView owner, const UsageDelta& owner_delta, const UsageDelta& total_delta) {
+    const GuardianLimits& l = options.limits;
+    VEIL_ASSIGN_OR_RETURN(internal::Usage mine, store->OwnerUsage(owner));
+    if (Exceeds(mine.shares, owner_delta.shares, l.max_shares_per_owner) ||
+        Exceeds(mine.bytes, owner_delta.bytes, l.max_bytes_per_owner)) {
+      return ResourceExhausted(
+          "storage quota of this owner exceeded: destroy shares or let leases end before putting "
+          "more");
+    }
+    VEIL_ASSIGN_OR_RETURN(internal::Usage all, store->TotalUsage());
+    if (Exceeds(all.shares, total_delta.shares, l.max_shares_total) ||
+        Exceeds(all.bytes, total_delta.bytes, l.max_bytes_total)) {
+      return ResourceExhausted("guardian storage is full: retry later");
+    }
+    return Status::Ok();
+  }
+
   Result<Response> Put(const Request& req, std::int64_t now) {
     std::vector<PreparedPut> prepared;
     prepared.reserve(req.puts.size());
     for (const auto& item : req.puts) prepared.push_back(PreparePut(req, item, now));
+    const Bytes owner = req.owner.Encode();
+    std::vector<PutPlan> plans;
     Response resp;
     std::lock_guard<std::mutex> lock(mu);
-    const Status tx = InTransaction(req, [&]() -> Status {
+    const auto plan = [&]() -> Status {
+      plans.assign(prepared.size(), PutPlan{});
+      UsageDelta owner_delta, total_delta;
+      for (std::size_t i = 0; i < prepared.size(); ++i) {
+        const PreparedPut& p = prepared[i];
+        if (!p.status.ok()) continue;
+        VEIL_ASSIGN_OR_RETURN(auto existing, store->Find(p.row.id));
+        if (existing && existing->expires_at > now) {
+          if (existing->owner == p.row.owner && existing->commitment == p.row.commitment) {
+            plans[i].action = PutPlan::Action::kKeep;
+            plans[i].kept_expires_at = existing->expires_at;
+          } else {
+            plans[i].action = PutPlan::Action::kConflict;
+          }
+          continue;
+        }
+        if (existing) {
+          // Expired, not swept yet: its row goes (and is scrubbed) in this transaction.
+          plans[i].action = PutPlan::Action::kReplaceExpired;
+          const std::uint64_t old_bytes = internal::Store::RowBytes(*existing);
+          total_delta.Add(old_bytes, -1);
+          if (existing->owner == owner) owner_delta.Add(old_bytes, -1);
+        } else {
+          plans[i].action = PutPlan::Action::kInsert;
+        }
+        const std::uint64_t new_bytes = internal::Store::RowBytes(p.row);
+        total_delta.Add(new_bytes, +1);
+        owner_delta.Add(new_bytes, +1);
+      }
+      return CheckQuotas(owner, owner_delta, total_delta);
+    };
+    const auto apply = [&]() -> Status {
       resp.items.clear();
       for (std::size_t i = 0; i < prepared.size(); ++i) {
         ItemResult r;
         r.id = req.puts[i].id;
-        PreparedPut& p = prepared[i];
-        if (!p.status.ok()) {
-          r.status = p.status;
-          resp.items.push_back(std::move(r));
-          continue;
-        }
-        VEIL_ASSIGN_OR_RETURN(auto existing, store->Find(p.row.id));
-        if (existing && existing->expires_at > now) {
-          if (existing->owner == p.row.owner && existing->commitment == p.row.commitment) {
+        const PreparedPut& p = prepared[i];
+        switch (plans[i].action) {
+          case PutPlan::Action::kRefused:
+            r.status = p.status;
+            break;
+          case PutPlan::Action::kKeep:
             r.changed = false;
-            r.expires_at = existing->expires_at;
-          } else {
+            r.expires_at = plans[i].kept_expires_at;
+            break;
+          case PutPlan::Action::kConflict:
             r.status = FailedPrecondition("share id already in use");
-          }
-          resp.items.push_back(std::move(r));
-          continue;
+            break;
+          case PutPlan::Action::kReplaceExpired:
+            VEIL_RETURN_IF_ERROR(store->Delete(p.row.id));
+            [[fallthrough]];
+          case PutPlan::Action::kInsert:
+            VEIL_RETURN_IF_ERROR(store->Insert(p.row));
+            r.changed = true;
+            r.expires_at = p.row.expires_at;
+            break;
         }
-        if (existing) VEIL_RETURN_IF_ERROR(store->Delete(p.row.id));  // expired, not swept yet
-        VEIL_RETURN_IF_ERROR(store->Insert(p.row));
-        r.changed = true;
-        r.expires_at = p.row.expires_at;
         resp.items.push_back(std::move(r));
       }
       return Status::Ok();
-    });
+    };
+    const Status tx = InTransaction(req, plan, apply);
     if (!tx.ok()) return tx;
     return resp;
   }
@@ -264,13 +364,11 @@ struct Guardian::Impl {
     const Bytes owner = req.owner.Encode();
     Response resp;
     std::vector<internal::Tombstone> destroyed;  // per item; empty owner: no receipt
-    bool deleted_any = false;
     {
       std::lock_guard<std::mutex> lock(mu);
       const Status tx = InTransaction(req, [&]() -> Status {
         resp.items.clear();
         destroyed.clear();
-        deleted_any = false;
         for (const auto& id : req.ids) {
           ItemResult r;
           r.id = id;
@@ -286,7 +384,6 @@ struct Guardian::Impl {
             t = internal::Tombstone{owner, row->commitment, now};
             VEIL_RETURN_IF_ERROR(
                 store->PutTombstone(id, t, now + options.limits.receipt_retention_seconds));
-            deleted_any = true;
           } else {
             // A retried destroy whose first answer was lost: the same receipt again.
             VEIL_ASSIGN_OR_RETURN(auto tomb, store->FindTombstone(id));
@@ -301,11 +398,8 @@ struct Guardian::Impl {
         }
         return Status::Ok();
       });
+      // Store::Commit scrubbed the deleted rows.
       if (!tx.ok()) return tx;
-      if (deleted_any) {
-        // The rows are gone; a failed scrub only delays the byte-level cleanup to the next one.
-        store->Scrub().IgnoreError();
-      }
     }
     // Signing needs no lock; the receipt's content is fixed by the tombstone.
     for (std::size_t i = 0; i < resp.items.size(); ++i) {
@@ -347,8 +441,15 @@ const GuardianLimits& Guardian::limits() const { return impl_->options.limits; }
 
 std::int64_t Guardian::Now() const { return impl_->Now(); }
 
-Result<Response> Guardian::HandleRequest(Route route, std::string_view body, ByteView signature) {
+Result<Response> Guardian::HandleRequest(Route route, std::string_view body, ByteView signature,
+                                         std::string_view client_address) {
   const GuardianLimits& limits = impl_->options.limits;
+  // First, before any work: every request that reaches the guardian costs its sender's address,
+  // whatever owner key it names (fresh keys cost nothing to make).
+  const std::string address_key = ClientAddressKey(client_address, limits.address_ipv6_prefix_bits);
+  if (!impl_->address_limiter.Allow(address_key, kAddressRequests)) {
+    return ResourceExhausted("too many requests from this client address: retry later");
+  }
   VEIL_ASSIGN_OR_RETURN(Request req, DecodeRequest(route, body, limits));
   if (req.guardian != public_identity().fingerprint()) {
     return InvalidArgument("request names another guardian");
@@ -364,6 +465,10 @@ Result<Response> Guardian::HandleRequest(Route route, std::string_view body, Byt
   if (!req.owner.Verify(SignedMessage(route, body), signature).ok()) {
     return Unauthenticated("request signature does not verify");
   }
+  // After the signature: only the key's holder learns whether it is on the list.
+  if (!impl_->allowed_owners.empty() && impl_->allowed_owners.count(req.owner.Encode()) == 0) {
+    return PermissionDenied("this owner is not allowed on this guardian");
+  }
   const crypto::Sha256Digest owner_hash = crypto::Sha256(req.owner.Encode());
   {
     // Refuse a known replay before it can take a token: otherwise anyone who captured a signed
@@ -372,8 +477,13 @@ Result<Response> Guardian::HandleRequest(Route route, std::string_view body, Byt
     VEIL_ASSIGN_OR_RETURN(bool seen, impl_->store->NonceSeen(owner_hash, req.nonce));
     if (seen) return Unauthenticated("replayed request (nonce already used)");
   }
-  if (!impl_->limiter.Allow(std::string(owner_hash.begin(), owner_hash.end()))) {
-    return ResourceExhausted("rate limit exceeded for this owner");
+  if (!impl_->owner_limiter.Allow(std::string(owner_hash.begin(), owner_hash.end()))) {
+    return ResourceExhausted("rate limit exceeded for this owner: retry later");
+  }
+  // Each item costs an HPKE open, a seal or a receipt signature: the address pays per item too.
+  if (!impl_->address_limiter.Allow(address_key, kAddressItems,
+                                    static_cast<double>(req.item_count()))) {
+    return ResourceExhausted("too many items from this client address: retry later");
   }
   switch (route) {
     case Route::kPut:
@@ -390,9 +500,11 @@ Result<Response> Guardian::HandleRequest(Route route, std::string_view body, Byt
 
 Result<std::size_t> Guardian::Sweep(std::int64_t now) {
   std::lock_guard<std::mutex> lock(impl_->mu);
+  // DeleteExpired's commit scrubs what it deleted; a scrub that failed after any commit is
+  // retried here, and its failure reported.
   VEIL_ASSIGN_OR_RETURN(std::size_t n, impl_->store->DeleteExpired(now));
   VEIL_RETURN_IF_ERROR(impl_->store->ForgetNonces(now));
-  if (n > 0) VEIL_RETURN_IF_ERROR(impl_->store->Scrub());
+  if (impl_->store->scrub_pending()) VEIL_RETURN_IF_ERROR(impl_->store->Scrub());
   return n;
 }
 
@@ -406,6 +518,8 @@ Result<GuardianStats> Guardian::Stats() {
   GuardianStats s;
   VEIL_ASSIGN_OR_RETURN(s.shares, impl_->store->CountShares());
   VEIL_ASSIGN_OR_RETURN(s.nonces, impl_->store->CountNonces());
+  VEIL_ASSIGN_OR_RETURN(internal::Usage total, impl_->store->TotalUsage());
+  s.bytes = total.bytes;
   return s;
 }
 

@@ -1,7 +1,10 @@
 // Owner keys (owner.h).
 #include "veil/guardian/owner.h"
 
+#include <set>
 #include <utility>
+
+#include "veil/base/encoding.h"
 
 namespace veil::guardian {
 
@@ -59,6 +62,49 @@ Status OwnerKey::Verify(ByteView message, ByteView signature) const {
   if (!vk.ok()) return VerificationFailed();
   const Status s = vk->Verify(message, {}, signature);
   return s.ok() ? s : VerificationFailed();
+}
+
+std::string OwnerKeyText(const OwnerKey& key) {
+  return std::string(OwnerAlgName(key.alg())) + ":" + Base64Encode(key.key());
+}
+
+Result<OwnerKey> ParseOwnerKeyText(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return InvalidArgument("an owner key is written ALG:BASE64");
+  }
+  VEIL_ASSIGN_OR_RETURN(OwnerAlg alg, OwnerAlgFromName(text.substr(0, colon)));
+  const std::string_view b64 = text.substr(colon + 1);
+  // The encoded length is fixed by the algorithm: checked before decoding anything.
+  if (b64.size() != 4 * ((OwnerKeySize(alg) + 2) / 3)) {
+    return InvalidArgument("owner key has the wrong length");
+  }
+  auto key = Base64Decode(b64);
+  if (!key.ok()) return InvalidArgument("owner key must be canonical base64");
+  auto owner = OwnerKey::Create(alg, *key);
+  if (!owner.ok()) return InvalidArgument("owner key is malformed");
+  return std::move(*owner);
+}
+
+Result<std::vector<OwnerKey>> ParseOwnerKeyList(std::string_view text) {
+  std::vector<OwnerKey> out;
+  std::set<Bytes> seen;
+  std::size_t line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") - first + 1);
+    auto key = ParseOwnerKeyText(line);
+    if (!key.ok()) {
+      return InvalidArgument("line " + std::to_string(line_number) + ": " + key.status().message());
+    }
+    if (seen.insert(key->Encode()).second) out.push_back(std::move(*key));
+  }
+  return out;
 }
 
 OwnerSigner OwnerSigner::GenerateEd25519() {

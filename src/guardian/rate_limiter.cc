@@ -1,14 +1,23 @@
-// Per-owner token buckets (rate_limiter.h).
+// Token buckets per key in a bounded LRU table (rate_limiter.h).
 #include "veil/guardian/rate_limiter.h"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <utility>
+
+#include "veil/base/status.h"
 
 namespace veil::guardian {
 
-RateLimiter::RateLimiter(double rate, double burst, Clock clock, std::size_t max_keys)
-    : rate_(rate), burst_(std::max(burst, 1.0)), clock_(std::move(clock)), max_keys_(max_keys) {
+RateLimiter::RateLimiter(std::vector<TokenRate> rates, Clock clock, std::size_t max_keys)
+    : rates_(std::move(rates)), clock_(std::move(clock)), max_keys_(max_keys) {
+  VEIL_CHECK_MSG(!rates_.empty(), "a rate limiter needs at least one bucket");
+  VEIL_CHECK_MSG(max_keys_ >= 1, "a rate limiter table needs room for a key");
+  for (TokenRate& r : rates_) r.burst = std::max(r.burst, 1.0);
   if (!clock_) {
     clock_ = [] {
       return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
@@ -17,28 +26,67 @@ RateLimiter::RateLimiter(double rate, double burst, Clock clock, std::size_t max
   }
 }
 
-bool RateLimiter::Allow(const std::string& key) {
-  if (rate_ <= 0) return true;
+bool RateLimiter::Allow(const std::string& key, std::size_t bucket, double cost) {
+  VEIL_CHECK(bucket < rates_.size());
+  const TokenRate& rate = rates_[bucket];
+  if (rate.per_second <= 0) return true;
   const double now = clock_();
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = buckets_.find(key);
-  if (it == buckets_.end()) {
-    if (buckets_.size() >= max_keys_) {
-      // Drop buckets that have refilled: they hold no state worth keeping.
-      for (auto i = buckets_.begin(); i != buckets_.end();) {
-        const double t = std::min(burst_, i->second.tokens + (now - i->second.updated) * rate_);
-        i = t >= burst_ ? buckets_.erase(i) : std::next(i);
-      }
-      if (buckets_.size() >= max_keys_) buckets_.clear();
+  auto it = entries_.find(key);
+  if (it == entries_.end()) {
+    if (entries_.size() >= max_keys_) {
+      // Evict the least recently used key: the one whose buckets have had the longest to refill.
+      auto victim = entries_.find(lru_.back());
+      lru_.pop_back();
+      entries_.erase(victim);
     }
-    it = buckets_.emplace(key, Bucket{burst_, now}).first;
+    lru_.push_front(key);
+    Entry e;
+    e.tokens.reserve(rates_.size());
+    for (const TokenRate& r : rates_) e.tokens.push_back(r.burst);
+    e.updated = now;
+    e.lru = lru_.begin();
+    it = entries_.emplace(key, std::move(e)).first;
+  } else {
+    lru_.splice(lru_.begin(), lru_, it->second.lru);
   }
-  Bucket& b = it->second;
-  b.tokens = std::min(burst_, b.tokens + std::max(0.0, now - b.updated) * rate_);
-  b.updated = now;
-  if (b.tokens < 1.0) return false;
-  b.tokens -= 1.0;
+  Entry& e = it->second;
+  const double elapsed = std::max(0.0, now - e.updated);
+  for (std::size_t i = 0; i < rates_.size(); ++i) {
+    if (rates_[i].per_second > 0) {
+      e.tokens[i] = std::min(rates_[i].burst, e.tokens[i] + elapsed * rates_[i].per_second);
+    }
+  }
+  e.updated = std::max(e.updated, now);
+  if (e.tokens[bucket] < cost) return false;
+  e.tokens[bucket] -= cost;
   return true;
+}
+
+std::size_t RateLimiter::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return entries_.size();
+}
+
+std::string ClientAddressKey(std::string_view address, int ipv6_prefix_bits) {
+  std::string text(address.substr(0, address.find('%')));
+  std::array<std::uint8_t, 16> a{};
+  if (text.size() < 64 && ::inet_pton(AF_INET, text.c_str(), a.data()) == 1) {
+    return "4:" + std::string(reinterpret_cast<const char*>(a.data()), 4);
+  }
+  if (text.size() < 64 && ::inet_pton(AF_INET6, text.c_str(), a.data()) == 1) {
+    constexpr std::array<std::uint8_t, 12> kMapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (std::equal(kMapped.begin(), kMapped.end(), a.begin())) {
+      return "4:" + std::string(reinterpret_cast<const char*>(a.data() + 12), 4);
+    }
+    const int bits = std::clamp(ipv6_prefix_bits, 0, 128);
+    for (int i = 0; i < 16; ++i) {
+      const int keep = std::clamp(bits - 8 * i, 0, 8);
+      a[static_cast<std::size_t>(i)] &= static_cast<std::uint8_t>(0xff00u >> keep);
+    }
+    return "6:" + std::string(reinterpret_cast<const char*>(a.data()), 16);
+  }
+  return "?:" + std::string(address.substr(0, 64));
 }
 
 }  // namespace veil::guardian

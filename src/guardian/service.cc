@@ -65,7 +65,7 @@ net::HttpResponse GuardianService::Handle(const net::HttpRequest& request) {
         .Inc();
     return ErrorResponse(signature.status());
   }
-  auto result = guardian_->HandleRequest(*route, request.body, *signature);
+  auto result = guardian_->HandleRequest(*route, request.body, *signature, request.remote_addr);
   if (!result.ok()) {
     const Status& s = result.status();
     metrics_

@@ -2,11 +2,17 @@
 // src/ledger/sqlite_store.cc: prepared once, cached by SQL text, reset on scope exit.
 #include "store.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <utility>
+
+#include "veil/base/file.h"
 
 namespace veil::guardian::internal {
 namespace {
@@ -34,7 +40,91 @@ CREATE TABLE IF NOT EXISTS destroyed(
   id BLOB PRIMARY KEY, owner BLOB NOT NULL, commitment BLOB NOT NULL,
   destroyed_at INTEGER NOT NULL, keep_until INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS destroyed_keep ON destroyed(keep_until);
+CREATE TABLE IF NOT EXISTS usage(
+  owner BLOB PRIMARY KEY, share_count INTEGER NOT NULL, byte_count INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_total(
+  id INTEGER PRIMARY KEY CHECK (id = 0), share_count INTEGER NOT NULL, byte_count INTEGER NOT NULL);
+CREATE TRIGGER IF NOT EXISTS shares_usage_insert AFTER INSERT ON shares BEGIN
+  INSERT INTO usage(owner, share_count, byte_count) VALUES(new.owner, 1,
+      length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed))
+    ON CONFLICT(owner) DO UPDATE SET share_count = share_count + 1,
+                                     byte_count = byte_count + excluded.byte_count;
+  UPDATE usage_total SET share_count = share_count + 1, byte_count = byte_count +
+      length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed);
+END;
+CREATE TRIGGER IF NOT EXISTS shares_usage_delete AFTER DELETE ON shares BEGIN
+  UPDATE usage SET share_count = share_count - 1, byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed))
+    WHERE owner = old.owner;
+  DELETE FROM usage WHERE owner = old.owner AND share_count <= 0;
+  UPDATE usage_total SET share_count = share_count - 1, byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed));
+END;
+CREATE TRIGGER IF NOT EXISTS shares_usage_update
+    AFTER UPDATE OF id, owner, commitment, sealed ON shares BEGIN
+  UPDATE usage SET share_count = share_count - 1, byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed))
+    WHERE owner = old.owner;
+  DELETE FROM usage WHERE owner = old.owner AND share_count <= 0;
+  INSERT INTO usage(owner, share_count, byte_count) VALUES(new.owner, 1,
+      length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed))
+    ON CONFLICT(owner) DO UPDATE SET share_count = share_count + 1,
+                                     byte_count = byte_count + excluded.byte_count;
+  UPDATE usage_total SET byte_count = byte_count -
+      (length(old.id) + length(old.owner) + length(old.commitment) + length(old.sealed)) +
+      (length(new.id) + length(new.owner) + length(new.commitment) + length(new.sealed));
+END;
 )sql";
+
+// The usage counters, counted once from the rows held: for a new database, and for one made
+// before the counters existed. From then on the triggers keep them.
+constexpr const char* kCountUsage = R"sql(
+BEGIN IMMEDIATE;
+DELETE FROM usage;
+DELETE FROM usage_total;
+INSERT INTO usage(owner, share_count, byte_count)
+  SELECT owner, COUNT(*),
+         SUM(length(id) + length(owner) + length(commitment) + length(sealed))
+  FROM shares GROUP BY owner;
+INSERT INTO usage_total(id, share_count, byte_count)
+  SELECT 0, COUNT(*),
+         COALESCE(SUM(length(id) + length(owner) + length(commitment) + length(sealed)), 0)
+  FROM shares;
+INSERT INTO meta(name, value) VALUES('usage', X'01');
+COMMIT;
+)sql";
+
+constexpr const char* kDatabaseCompanions[] = {"-wal", "-shm", "-journal"};
+
+Status ModeError(const std::string& path, const char* step) {
+  return Unavailable("cannot " + std::string(step) + " " + path + ": " + std::strerror(errno));
+}
+
+// Before SQLite opens `path`: creates it 0600 when absent and sets an existing database and its
+// companions to 0600. SQLite would create the file 0644 minus the umask, and then the -wal and
+// -shm files with that same mode, so a 0755 directory would expose them all.
+Status RestrictFileModes(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return Status::Ok();
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return ModeError(path, "create");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return ModeError(path, "stat");
+  // Also when the umask took bits from 0600 (then SQLite could not write it).
+  if ((st.st_mode & 07777) != 0600 && ::fchmod(fd.get(), 0600) != 0) {
+    return ModeError(path, "set the mode of");
+  }
+  for (const char* suffix : kDatabaseCompanions) {
+    const std::string companion = path + suffix;
+    if (::stat(companion.c_str(), &st) != 0) {
+      if (errno == ENOENT) continue;
+      return ModeError(companion, "stat");
+    }
+    if ((st.st_mode & 07777) != 0600 && ::chmod(companion.c_str(), 0600) != 0) {
+      return ModeError(companion, "set the mode of");
+    }
+  }
+  return Status::Ok();
+}
 
 class Stmt {
  public:
@@ -103,7 +193,9 @@ struct Store::Impl {
   sqlite3* db = nullptr;
   std::unordered_map<std::string, sqlite3_stmt*> cache;
   FaultFn fault;
-  std::size_t writes = 0;  // row writes in the current transaction
+  std::size_t writes = 0;      // row writes in the current transaction
+  bool deleted_in_tx = false;  // the current transaction deleted a share row
+  bool scrub_pending = false;  // a committed deletion not scrubbed yet
 
   ~Impl() {
     for (auto& [sql, s] : cache) sqlite3_finalize(s);
@@ -147,6 +239,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Finger
                                            FaultFn fault) {
   auto impl = std::make_unique<Impl>();
   impl->fault = std::move(fault);
+  VEIL_RETURN_IF_ERROR(RestrictFileModes(path));
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK) {
     std::string m = impl->db != nullptr ? sqlite3_errmsg(impl->db) : "out of memory";
@@ -169,17 +262,43 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Finger
       VEIL_RETURN_IF_ERROR(ins->Blob(1, owner).Run());
     }
   }
+  {
+    VEIL_ASSIGN_OR_RETURN(auto s, impl->Prepare("SELECT 1 FROM meta WHERE name = 'usage'"));
+    const bool counted = s->Step();
+    VEIL_RETURN_IF_ERROR(s->status());
+    if (!counted) {
+      if (Status c = impl->Exec(kCountUsage); !c.ok()) {
+        impl->Exec("ROLLBACK").IgnoreError();
+        return c;
+      }
+    }
+  }
   return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+std::uint64_t Store::RowBytes(const StoredShare& share) {
+  return share.id.size() + share.owner.size() + share.commitment.size() + share.sealed.size();
 }
 
 Status Store::Begin() {
   impl_->writes = 0;
+  impl_->deleted_in_tx = false;
   return impl_->Exec("BEGIN IMMEDIATE");
 }
 
-Status Store::Commit() { return impl_->Exec("COMMIT"); }
+Status Store::Commit() {
+  VEIL_RETURN_IF_ERROR(impl_->Exec("COMMIT"));
+  if (impl_->deleted_in_tx) impl_->scrub_pending = true;
+  impl_->deleted_in_tx = false;
+  // The rows are gone; a failed scrub only delays the byte-level cleanup to the next commit.
+  if (impl_->scrub_pending) Scrub().IgnoreError();
+  return Status::Ok();
+}
 
-void Store::Rollback() { impl_->Exec("ROLLBACK").IgnoreError(); }
+void Store::Rollback() {
+  impl_->deleted_in_tx = false;
+  impl_->Exec("ROLLBACK").IgnoreError();
+}
 
 Result<std::optional<StoredShare>> Store::Find(const ShareId& id) {
   VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT owner, kind, expires_at, commitment, "
@@ -231,7 +350,9 @@ Status Store::SetExpiry(const ShareId& id, std::int64_t expires_at) {
 Status Store::Delete(const ShareId& id) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
   VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("DELETE FROM shares WHERE id = ?"));
-  return s->Blob(1, id).Run();
+  VEIL_RETURN_IF_ERROR(s->Blob(1, id).Run());
+  if (sqlite3_changes(impl_->db) > 0) impl_->deleted_in_tx = true;
+  return Status::Ok();
 }
 
 Status Store::PutTombstone(const ShareId& id, const Tombstone& t, std::int64_t keep_until) {
@@ -288,6 +409,7 @@ Result<std::size_t> Store::DeleteExpired(std::int64_t now) {
     VEIL_ASSIGN_OR_RETURN(auto st, impl_->Prepare("DELETE FROM shares WHERE expires_at <= ?"));
     VEIL_RETURN_IF_ERROR(st->Int(1, now).Run());
     n = static_cast<std::size_t>(sqlite3_changes(impl_->db));
+    if (n > 0) impl_->deleted_in_tx = true;
     return Status::Ok();
   }();
   if (s.ok()) s = Commit();
@@ -319,7 +441,35 @@ Status Store::Scrub() {
   if (rc != SQLITE_OK) {
     return Unavailable(std::string("sqlite checkpoint: ") + sqlite3_errmsg(impl_->db));
   }
+  impl_->scrub_pending = false;
   return Status::Ok();
+}
+
+bool Store::scrub_pending() const { return impl_->scrub_pending; }
+
+Result<Usage> Store::OwnerUsage(ByteView owner) {
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT share_count, byte_count FROM usage WHERE "
+                                               "owner = ?"));
+  Usage u;
+  if (s->Blob(1, owner).Step()) {
+    u.shares = static_cast<std::uint64_t>(s->ColInt(0));
+    u.bytes = static_cast<std::uint64_t>(s->ColInt(1));
+  }
+  VEIL_RETURN_IF_ERROR(s->status());
+  return u;
+}
+
+Result<Usage> Store::TotalUsage() {
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT share_count, byte_count FROM usage_total "
+                                               "WHERE id = 0"));
+  if (!s->Step()) {
+    VEIL_RETURN_IF_ERROR(s->status());
+    return DataLoss("usage totals are missing");
+  }
+  Usage u;
+  u.shares = static_cast<std::uint64_t>(s->ColInt(0));
+  u.bytes = static_cast<std::uint64_t>(s->ColInt(1));
+  return u;
 }
 
 Result<std::uint64_t> Store::CountShares() {

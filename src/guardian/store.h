@@ -2,19 +2,33 @@
 //
 // One connection (the caller serialises access), WAL, synchronous=FULL, secure_delete=ON and
 // auto_vacuum=INCREMENTAL (set before the first table exists). Tables:
-//   meta(name, value)                  the guardian fingerprint the database belongs to
+//   meta(name, value)                  the guardian fingerprint the database belongs to, and the
+//                                      version of the usage counters
 //   shares(id PK, owner, kind, expires_at, commitment, sealed, created_at)
 //   nonces(owner_hash, nonce, expires_at; PK(owner_hash, nonce))
 //   destroyed(id PK, owner, commitment, destroyed_at, keep_until)   tombstones, so that a
 //       retried destroy gets its receipt again; they hold no share bytes
+//   usage(owner PK, shares, bytes), usage_total(shares, bytes)   what the quotas count, kept by
+//       triggers on `shares`, so every path that adds or removes a row (put, destroy, sweep, a put
+//       over an expired row) moves them in the same transaction
 // `sealed` is the at-rest AEAD ciphertext (guardian.cc seals and opens it); `owner` is
-// OwnerKey::Encode(). Writes happen between Begin and Commit, one transaction per request; a
-// failed write leaves the caller to Rollback. Scrub runs after deletions: an incremental vacuum,
-// then wal_checkpoint(TRUNCATE) so that no copy of a deleted row stays in the -wal file.
+// OwnerKey::Encode(). A row counts RowBytes: its id, owner, commitment and sealed blob.
 //
-// Errors: SQLite failures are kInternal (kUnavailable when the file cannot be opened); a database
-// created for another guardian identity is kFailedPrecondition; a row of the wrong shape
-// kDataLoss.
+// Files: the database file is created (or tightened) to mode 0600 before SQLite opens it, and
+// existing -wal, -shm and -journal files too; SQLite creates those with the database file's mode
+// whatever the umask (its unix VFS copies the mode and fchmods), so none is ever readable by group
+// or others, whatever the directory's mode.
+//
+// Writes happen between Begin and Commit, one transaction per request; a failed write leaves the
+// caller to Rollback. Every transaction that deleted a share row, whatever deleted it, is
+// followed by Scrub when it commits: an incremental vacuum, then wal_checkpoint(TRUNCATE), so
+// that no page image of the deleted row stays in the -wal file or in the database file (with
+// secure_delete the new page images have the row zeroed). A failed scrub is retried after the next
+// commit.
+//
+// Errors: SQLite failures are kInternal (kUnavailable when the file cannot be opened or its mode
+// cannot be set); a database created for another guardian identity is kFailedPrecondition; a row
+// of the wrong shape kDataLoss.
 //
 // Thread safety: none; one thread at a time (Guardian holds a mutex).
 #pragma once
@@ -45,6 +59,12 @@ struct StoredShare {
 };
 
 // What remains of a destroyed share for a while: enough to sign its receipt again.
+// What the quotas count: shares held (expired ones too until they are swept) and their bytes.
+struct Usage {
+  std::uint64_t shares = 0;
+  std::uint64_t bytes = 0;
+};
+
 struct Tombstone {
   Bytes owner;
   Commitment commitment{};
@@ -61,7 +81,12 @@ class Store {
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
+  // The bytes a row counts for the quotas (id, owner, commitment, sealed).
+  static std::uint64_t RowBytes(const StoredShare& share);
+
   Status Begin();
+  // Commits; then scrubs if this or an earlier transaction deleted a share row and was not
+  // scrubbed yet (a scrub failure is not the commit's: the next commit retries it).
   Status Commit();
   void Rollback();
 
@@ -80,6 +105,11 @@ class Store {
   // Nonces past their window and tombstones past keep_until.
   Status ForgetNonces(std::int64_t now);
   Status Scrub();
+  // A committed deletion whose scrub has not succeeded yet.
+  bool scrub_pending() const;
+
+  Result<Usage> OwnerUsage(ByteView owner);
+  Result<Usage> TotalUsage();
 
   Result<std::uint64_t> CountShares();
   Result<std::uint64_t> CountNonces();

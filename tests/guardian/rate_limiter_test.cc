@@ -1,7 +1,9 @@
-// Per-owner token buckets.
+// Token buckets per key, the bounded table, and client address keys.
 #include "veil/guardian/rate_limiter.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 namespace veil::guardian {
 namespace {
@@ -20,15 +22,70 @@ TEST(RateLimiter, BurstThenRefill) {
   now += 100;  // capped at the burst
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(rl.Allow("a"));
   EXPECT_FALSE(rl.Allow("a"));
-}
-
-TEST(RateLimiter, BoundedTable) {
-  double now = 0;
-  RateLimiter rl(
-      1, 1, [&] { return now; }, 4);
-  for (int i = 0; i < 100; ++i) EXPECT_TRUE(rl.Allow(std::to_string(i)));
   RateLimiter off(0, 1);
   for (int i = 0; i < 10; ++i) EXPECT_TRUE(off.Allow("x"));
+  EXPECT_EQ(off.size(), 0u);
+}
+
+TEST(RateLimiter, CostsAndSeveralBucketsPerKey) {
+  double now = 0;
+  // Bucket 0: 1/s, burst 2 (requests); bucket 1: 10/s, burst 20 (items).
+  RateLimiter rl({{1, 2}, {10, 20}}, [&] { return now; });
+  EXPECT_TRUE(rl.Allow("k", 1, 15));
+  EXPECT_FALSE(rl.Allow("k", 1, 6));  // 5 left: refused, and nothing taken
+  EXPECT_TRUE(rl.Allow("k", 1, 5));
+  EXPECT_FALSE(rl.Allow("k", 1, 1));
+  EXPECT_FALSE(rl.Allow("k", 1, 21));  // above the burst: never
+  EXPECT_TRUE(rl.Allow("k", 0));       // the other bucket is separate
+  EXPECT_TRUE(rl.Allow("k", 0));
+  EXPECT_FALSE(rl.Allow("k", 0));
+  now += 1;
+  EXPECT_TRUE(rl.Allow("k", 1, 10));
+  EXPECT_TRUE(rl.Allow("k", 0));
+  EXPECT_EQ(rl.size(), 1u);
+}
+
+// A flood of distinct keys keeps the table at max_keys, and a key in use is not forgotten
+// because of it: only the least recently used key goes.
+TEST(RateLimiter, TableStaysBoundedUnderAFloodOfDistinctKeys) {
+  double now = 0;
+  constexpr std::size_t kMax = 4;
+  RateLimiter rl(
+      1, 1, [&] { return now; }, kMax);
+  EXPECT_TRUE(rl.Allow("drained"));
+  EXPECT_FALSE(rl.Allow("drained"));
+  for (int i = 0; i < 1000; ++i) {
+    const std::string key = "flood-" + std::to_string(i);
+    EXPECT_TRUE(rl.Allow(key));
+    EXPECT_LE(rl.size(), kMax);
+    // The drained key keeps being used, so it stays the most recently used and keeps its
+    // (empty) bucket whatever the flood does.
+    EXPECT_FALSE(rl.Allow("drained")) << i;
+    EXPECT_LE(rl.size(), kMax);
+  }
+  EXPECT_EQ(rl.size(), kMax);
+  // The flood's own keys were evicted in LRU order: the oldest ones come back with full buckets,
+  // the most recent one is still drained.
+  EXPECT_FALSE(rl.Allow("flood-999"));
+  EXPECT_TRUE(rl.Allow("flood-0"));
+  EXPECT_EQ(rl.size(), kMax);
+}
+
+TEST(ClientAddressKey, Ipv4Ipv6PrefixesAndJunk) {
+  EXPECT_EQ(ClientAddressKey("192.0.2.7", 64), ClientAddressKey("::ffff:192.0.2.7", 64));
+  EXPECT_NE(ClientAddressKey("192.0.2.7", 64), ClientAddressKey("192.0.2.8", 64));
+  // One /64: any interface id maps to the same key; the next /64 does not.
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2::1", 64),
+            ClientAddressKey("2001:db8:1:2:abcd:ef01:2345:6789", 64));
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2::1%eth0", 64), ClientAddressKey("2001:db8:1:2::9", 64));
+  EXPECT_NE(ClientAddressKey("2001:db8:1:2::1", 64), ClientAddressKey("2001:db8:1:3::1", 64));
+  EXPECT_NE(ClientAddressKey("2001:db8:1:2::1", 128), ClientAddressKey("2001:db8:1:2::2", 128));
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2ff::1", 56), ClientAddressKey("2001:db8:1:200::1", 56));
+  EXPECT_NE(ClientAddressKey("2001:db8:1:2ff::1", 60), ClientAddressKey("2001:db8:1:200::1", 60));
+  // An address that does not parse is its own key, bounded in length.
+  EXPECT_EQ(ClientAddressKey("", 64), "?:");
+  EXPECT_NE(ClientAddressKey("not an address", 64), ClientAddressKey("", 64));
+  EXPECT_LE(ClientAddressKey(std::string(1000, 'x'), 64).size(), 66u);
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 // Guardian: the transport-independent core of the key-share custody service (issue 7).
 //
-// HandleRequest takes what arrived on a route (the body bytes and the Veil-Signature header) and
-// either refuses the whole request, changing nothing, or applies it and answers per item. Checks,
-// in order: size, strict decoding (protocol.h), that the request names this guardian's
-// fingerprint, the timestamp window (|timestamp - now| <= replay_window_seconds), the owner's
-// signature over the exact body, that the nonce is not already known (so replays cannot drain
-// the owner's bucket), the owner's rate limit, and then, inside ONE SQLite transaction
-// together with all effects, that (owner, nonce) was never seen: the nonce row is written in the
-// same transaction, so a replay is refused even after a restart, and a request whose transaction
-// fails leaves neither effects nor a spent nonce.
+// HandleRequest takes what arrived on a route (the body bytes, the Veil-Signature header and the
+// client's address) and either refuses the whole request, changing nothing, or applies it and
+// answers per item. Checks, in order: the client address's request bucket (before any decoding,
+// so that any request, valid or not, costs its sender), size, strict decoding (protocol.h), that
+// the request names this guardian's fingerprint, the timestamp window (|timestamp - now| <=
+// replay_window_seconds), the owner's signature over the exact body, the owner allow list, that
+// the nonce is not already known (so replays cannot drain the owner's bucket), the owner's
+// request bucket and the address's item bucket, and then, inside ONE SQLite transaction together
+// with all effects: for a put, the storage quotas (per owner and in total, counted from the rows
+// the batch would add or replace, before any write; a batch over a quota is refused whole), then
+// that (owner, nonce) was never seen: the nonce row is written in the same transaction, so a
+// replay is refused even after a restart, and a request whose transaction fails leaves neither
+// effects nor a spent nonce.
 //
 // Per-item outcomes (the request as a whole succeeded): put: a share that does not open, is
 // empty or over kMaxShareSize, or whose commitment does not match is refused (VerificationFailed
@@ -24,14 +28,17 @@
 //
 // At rest a share is sealed with XChaCha20-Poly1305 under the identity's storage key (random
 // 24-byte nonce; aad = "veil-guardian at-rest v1" || id || owner encoding), so the database file
-// alone opens nothing. Destroy and Sweep delete rows (PRAGMA secure_delete=ON zeroes the freed
-// bytes), then run PRAGMA wal_checkpoint(TRUNCATE) and an incremental vacuum
-// (docs/notes/guardian.md, "Secure deletion", says what this does and does not guarantee).
+// alone opens nothing. Every deletion of a share row (destroy, sweep, a put over an expired row)
+// is zeroed by PRAGMA secure_delete=ON and followed, once committed, by an incremental vacuum and
+// PRAGMA wal_checkpoint(TRUNCATE) (docs/notes/guardian.md, "Secure deletion", says what this does
+// and does not guarantee). The database and its -wal and -shm files are mode 0600.
 //
 // Errors of HandleRequest (request level): kInvalidArgument (malformed, wrong guardian),
-// kResourceExhausted (too large, too many items, rate limited), kUnauthenticated (bad signature,
-// stale or future timestamp, replayed nonce), kInternal/kUnavailable (storage failed; nothing
-// applied).
+// kResourceExhausted (too large, too many items: not retryable as is; a rate limit: retry later;
+// the guardian's total storage quota: retry later; the owner's storage quota: not until the owner
+// destroys shares or their leases end; the message says which), kPermissionDenied (owner not on
+// the allow list), kUnauthenticated (bad signature, stale or future timestamp, replayed nonce),
+// kInternal/kUnavailable (storage failed; nothing applied).
 //
 // Thread safety: every public member is safe from any thread. Decoding, signature checks and HPKE
 // run concurrently; the store is one SQLite connection behind a mutex.
@@ -42,9 +49,11 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "veil/base/result.h"
 #include "veil/guardian/identity.h"
+#include "veil/guardian/owner.h"
 #include "veil/guardian/protocol.h"
 #include "veil/guardian/rate_limiter.h"
 
@@ -60,6 +69,9 @@ struct GuardianOptions {
   GuardianLimits limits;
   UnixClock clock;                // null: the system clock
   RateLimiter::Clock rate_clock;  // null: steady_clock (seconds)
+  // The owners that may use this guardian at all; empty: any owner. A request signed by another
+  // owner is kPermissionDenied on every route.
+  std::vector<OwnerKey> allowed_owners;
   // Tests only: called before each row write of a transaction with a running index; a non-ok
   // Status aborts the transaction as a storage failure would.
   std::function<Status(std::size_t write_index)> fault_injection_for_testing;
@@ -68,6 +80,7 @@ struct GuardianOptions {
 struct GuardianStats {
   std::uint64_t shares = 0;  // rows held (including expired ones not swept yet)
   std::uint64_t nonces = 0;  // remembered (owner, nonce) pairs
+  std::uint64_t bytes = 0;   // what max_bytes_total counts (GuardianLimits)
 };
 
 class Guardian {
@@ -88,8 +101,10 @@ class Guardian {
   std::int64_t Now() const;
 
   // See above. `signature` is the decoded Veil-Signature (protocol.h); a length that does not
-  // fit the owner's algorithm is kUnauthenticated.
-  Result<Response> HandleRequest(Route route, std::string_view body, ByteView signature);
+  // fit the owner's algorithm is kUnauthenticated. `client_address` is the peer's IP address as
+  // the transport saw it (net::HttpRequest::remote_addr); it keys the per-address limits.
+  Result<Response> HandleRequest(Route route, std::string_view body, ByteView signature,
+                                 std::string_view client_address);
 
   // Deletes every share with expires_at <= now and forgets nonces whose window has passed;
   // returns how many shares it deleted (tombstones past their retention go too). Checkpoints and

@@ -6,7 +6,8 @@
 // a request is authorised for a share only if it is signed by the key stored with it.
 //
 // OwnerKey is the public half (decoded strictly: the algorithm fixes the length); OwnerSigner
-// holds the private half on the client side and signs request bodies.
+// holds the private half on the client side and signs request bodies. OwnerKeyText and
+// ParseOwnerKeyList are the text form an operator writes in a guardian's allow list.
 //
 // Errors: a key of the wrong length or a malformed composite key is kInvalidArgument; a signature
 // that does not verify is VerificationFailed().
@@ -16,7 +17,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "veil/base/bytes.h"
 #include "veil/base/result.h"
@@ -59,6 +62,16 @@ class OwnerKey {
   OwnerAlg alg_ = OwnerAlg::kEd25519;
   Bytes key_;
 };
+
+// The text form of an owner key: "ed25519:BASE64" or "composite:BASE64" (the raw public key,
+// standard base64, padded), e.g. for kalypso-guardian's --allow-owner.
+std::string OwnerKeyText(const OwnerKey& key);
+// Strict: exactly that form, canonical base64, a key that OwnerKey::Create accepts.
+Result<OwnerKey> ParseOwnerKeyText(std::string_view text);
+// An allow-list file: one key per line in the text form, spaces and tabs around it ignored;
+// blank lines and lines whose first non-blank character is '#' are skipped. Any other line is
+// kInvalidArgument naming its line number (not its content). A key listed twice is kept once.
+Result<std::vector<OwnerKey>> ParseOwnerKeyList(std::string_view text);
 
 class OwnerSigner {
  public:

@@ -56,7 +56,9 @@ inline constexpr crypto::hpke::Suite kShareSuite{crypto::hpke::KemId::kXWing,
 // enc || ciphertext of a sealed share: X-Wing's encapsulation, the share and the AEAD tag.
 inline constexpr std::size_t kSealedOverhead = 1120 + 16;
 
-// Every limit of the service in one place.
+// Every limit of the service in one place (docs/notes/guardian.md, "Limits", says what each
+// protects). Rates are token buckets refilled continuously; a rate <= 0 and a quota of 0 disable
+// that limit.
 struct GuardianLimits {
   std::size_t max_body_bytes = 4 << 20;      // a full put batch is about 3 MiB
   std::size_t max_items = 1000;              // per request
@@ -64,8 +66,25 @@ struct GuardianLimits {
   std::int64_t max_lease_seconds = std::int64_t{10} * 366 * 24 * 3600;  // expires_at - now
   // How long a destroyed share's tombstone lets a retried destroy get its receipt again.
   std::int64_t receipt_retention_seconds = 24 * 3600;
-  double rate_per_second = 50;  // requests per owner, refilled continuously
-  double rate_burst = 100;      // bucket size
+  // Requests per owner key (after the signature check).
+  double rate_per_second = 50;
+  double rate_burst = 100;
+  // Requests per client address (before decoding; any request, valid or not).
+  double address_rate_per_second = 100;
+  double address_rate_burst = 200;
+  // Items per client address (after the signature check: a request costs its item count).
+  double address_items_per_second = 2000;
+  double address_items_burst = 5000;  // raised to max_items when lower, so a full batch can pass
+  // An IPv6 client is limited per prefix of this length (rate_limiter.h, ClientAddressKey).
+  int address_ipv6_prefix_bits = 64;
+  // Keys each rate table holds before it evicts the least recently used one.
+  std::size_t rate_table_max_keys = 100000;
+  // Storage quotas: shares held (expired ones count until swept) and the bytes they hold
+  // (id, owner key, commitment and at-rest blob: 1.2 KiB for a full share of an Ed25519 owner).
+  std::uint64_t max_shares_per_owner = 100000;
+  std::uint64_t max_bytes_per_owner = std::uint64_t{256} << 20;
+  std::uint64_t max_shares_total = 10000000;
+  std::uint64_t max_bytes_total = std::uint64_t{16} << 30;
 };
 
 enum class Route : std::uint8_t { kPut, kGet, kExtend, kDestroy };

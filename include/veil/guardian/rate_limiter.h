@@ -1,42 +1,79 @@
-// RateLimiter: one token bucket per key (an owner's key encoding), in memory.
+// RateLimiter: token buckets per key (an owner key's hash, a client address), in memory, in a
+// table of bounded size.
 //
-// Each key's bucket holds up to `burst` tokens and refills at `rate` tokens per second; a request
-// takes one token or is refused. Buckets that are full again carry no information and are dropped
-// once the table holds more than max_keys entries, so many ephemeral owners cannot grow it without
-// bound (if every bucket is in use the table is cleared: that only ever errs towards admitting).
+// Each key holds one bucket per TokenRate given at construction (a client address has one for
+// requests and one for items). A bucket holds up to `burst` tokens and refills at `per_second`
+// tokens per second; Allow takes `cost` tokens from one bucket or, when it holds fewer, takes
+// none and refuses. A rate <= 0 disables that bucket (every call is allowed and nothing is
+// stored for it).
+//
+// The table holds at most max_keys keys, so a flood of distinct keys (fresh owner keys, many
+// addresses) cannot grow memory without bound: a new key beyond max_keys evicts the least
+// recently used one, in O(1). An evicted key starts again from a full bucket, so eviction errs
+// towards admitting; to exploit it an attacker must touch more than max_keys other keys between
+// two of its own requests, and such an attacker already holds max_keys full buckets. (The
+// alternatives are worse: refusing new keys while the table is full lets a flood lock every new
+// client out, and clearing the table resets every key at once.)
 //
 // Thread safety: every member is safe from any thread (one mutex).
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <list>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace veil::guardian {
+
+struct TokenRate {
+  double per_second = 0;  // <= 0: this bucket never refuses
+  double burst = 1;       // bucket size; at least 1
+};
 
 class RateLimiter {
  public:
   using Clock = std::function<double()>;  // seconds, monotonic
+  static constexpr std::size_t kDefaultMaxKeys = 100000;
 
-  // rate <= 0 disables the limiter (every call is allowed).
-  RateLimiter(double rate, double burst, Clock clock = nullptr, std::size_t max_keys = 100000);
+  // One bucket per entry of `rates` (at least one); max_keys >= 1.
+  explicit RateLimiter(std::vector<TokenRate> rates, Clock clock = nullptr,
+                       std::size_t max_keys = kDefaultMaxKeys);
+  // A single bucket per key.
+  RateLimiter(double rate, double burst, Clock clock = nullptr,
+              std::size_t max_keys = kDefaultMaxKeys)
+      : RateLimiter(std::vector<TokenRate>{{rate, burst}}, std::move(clock), max_keys) {}
 
-  // Takes one token from key's bucket; false when it is empty.
-  bool Allow(const std::string& key);
+  // Takes `cost` tokens from bucket `bucket` of `key`; false (and nothing taken) when it holds
+  // fewer. A cost above the bucket's burst is never allowed.
+  bool Allow(const std::string& key, std::size_t bucket = 0, double cost = 1);
+
+  // Keys held now (at most max_keys).
+  std::size_t size() const;
 
  private:
-  struct Bucket {
-    double tokens;
-    double updated;
+  struct Entry {
+    std::vector<double> tokens;
+    double updated = 0;
+    std::list<std::string>::iterator lru;  // position in lru_
   };
-  double rate_;
-  double burst_;
+  std::vector<TokenRate> rates_;
   Clock clock_;
   std::size_t max_keys_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Bucket> buckets_;
+  mutable std::mutex mu_;
+  std::list<std::string> lru_;  // most recently used first
+  std::unordered_map<std::string, Entry> entries_;
 };
+
+// The rate-limiting key of a peer address as HttpRequest::remote_addr gives it: an IPv4 address
+// (also when written IPv4-mapped, ::ffff:a.b.c.d) is itself; an IPv6 address is cut to its first
+// ipv6_prefix_bits bits (0..128; 64 by default in GuardianLimits), because one end site is
+// assigned at least a /64 and picks addresses inside it freely; a zone ("%eth0") is ignored.
+// Anything that does not parse is its own key (at most 64 bytes of it).
+std::string ClientAddressKey(std::string_view address, int ipv6_prefix_bits);
 
 }  // namespace veil::guardian
