@@ -13,6 +13,7 @@
 #include "veil/crypto/hash.h"
 #include "veil/crypto/hpke.h"
 #include "veil/crypto/random.h"
+#include "veil/net/http_server.h"
 
 namespace veil::guardian {
 namespace {
@@ -446,7 +447,8 @@ Result<Response> Guardian::HandleRequest(Route route, std::string_view body, Byt
   const GuardianLimits& limits = impl_->options.limits;
   // First, before any work: every request that reaches the guardian costs its sender's address,
   // whatever owner key it names (fresh keys cost nothing to make).
-  const std::string address_key = ClientAddressKey(client_address, limits.address_ipv6_prefix_bits);
+  const std::string address_key =
+      net::ClientAddressKey(client_address, limits.address_ipv6_prefix_bits);
   if (!impl_->address_limiter.Allow(address_key, kAddressRequests)) {
     return ResourceExhausted("too many requests from this client address: retry later");
   }

@@ -1,10 +1,7 @@
 // Token buckets per key in a bounded LRU table (rate_limiter.h).
 #include "veil/guardian/rate_limiter.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <utility>
@@ -66,27 +63,6 @@ bool RateLimiter::Allow(const std::string& key, std::size_t bucket, double cost)
 std::size_t RateLimiter::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return entries_.size();
-}
-
-std::string ClientAddressKey(std::string_view address, int ipv6_prefix_bits) {
-  std::string text(address.substr(0, address.find('%')));
-  std::array<std::uint8_t, 16> a{};
-  if (text.size() < 64 && ::inet_pton(AF_INET, text.c_str(), a.data()) == 1) {
-    return "4:" + std::string(reinterpret_cast<const char*>(a.data()), 4);
-  }
-  if (text.size() < 64 && ::inet_pton(AF_INET6, text.c_str(), a.data()) == 1) {
-    constexpr std::array<std::uint8_t, 12> kMapped = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    if (std::equal(kMapped.begin(), kMapped.end(), a.begin())) {
-      return "4:" + std::string(reinterpret_cast<const char*>(a.data() + 12), 4);
-    }
-    const int bits = std::clamp(ipv6_prefix_bits, 0, 128);
-    for (int i = 0; i < 16; ++i) {
-      const int keep = std::clamp(bits - 8 * i, 0, 8);
-      a[static_cast<std::size_t>(i)] &= static_cast<std::uint8_t>(0xff00u >> keep);
-    }
-    return "6:" + std::string(reinterpret_cast<const char*>(a.data()), 16);
-  }
-  return "?:" + std::string(address.substr(0, 64));
 }
 
 }  // namespace veil::guardian

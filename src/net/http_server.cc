@@ -221,21 +221,30 @@ struct SslCtxDeleter {
 
 }  // namespace
 
-std::string ClientAddressKey(std::string_view ip) {
-  const std::string text(ip);
-  in_addr v4;
-  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) return text;
-  in6_addr v6;
-  if (inet_pton(AF_INET6, text.c_str(), &v6) != 1) return text;
+std::string ClientAddressKey(std::string_view ip, int ipv6_prefix_bits) {
+  const std::string text(ip.substr(0, std::min<std::size_t>(ip.find('%'), 64)));
   char out[INET6_ADDRSTRLEN] = {};
+  in_addr v4;
+  if (ip.size() < 64 && inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    inet_ntop(AF_INET, &v4, out, sizeof(out));
+    return out;
+  }
+  in6_addr v6;
+  if (ip.size() >= 64 || inet_pton(AF_INET6, text.c_str(), &v6) != 1) {
+    return "?" + std::string(ip.substr(0, 64));
+  }
   if (IN6_IS_ADDR_V4MAPPED(&v6)) {
     std::memcpy(&v4, &v6.s6_addr[12], 4);
     inet_ntop(AF_INET, &v4, out, sizeof(out));
     return out;
   }
-  std::memset(&v6.s6_addr[8], 0, 8);
+  const int bits = std::clamp(ipv6_prefix_bits, 0, 128);
+  for (int i = 0; i < 16; ++i) {
+    const int keep = std::clamp(bits - 8 * i, 0, 8);
+    v6.s6_addr[i] &= static_cast<std::uint8_t>(0xff00u >> keep);
+  }
   inet_ntop(AF_INET6, &v6, out, sizeof(out));
-  return std::string(out) + "/64";
+  return std::string(out) + "/" + std::to_string(bits);
 }
 
 std::string HttpRequest::Header(std::string_view name) const {
@@ -381,9 +390,10 @@ Next HttpServer::Impl::Advance(Session& s, const std::string& client, Clock::tim
           return Next::kWrite;
         }
         const std::uint64_t length = s.head.content_length;
-        if (length > options.max_body_bytes) {
-          // Refused before the body is read. Without Expect: 100-continue the client is
-          // sending it already: drop it and keep the connection when that is cheap enough.
+        // A refusal before the body is read. Without Expect: 100-continue the client is sending
+        // the body already: it is dropped and the connection kept when that is cheap enough
+        // (closing with unread input would send a reset, which can destroy the refusal).
+        auto refuse_body = [&](int status, const std::string& message) {
           const std::uint64_t have = s.in.size() - s.head_size;
           After then = After::kClose;
           if (!s.head.expect_continue && s.head.keep_alive && length <= max_discard) {
@@ -393,14 +403,15 @@ Next HttpServer::Impl::Advance(Session& s, const std::string& client, Clock::tim
             s.discard_left = length - now_dropped;
             then = After::kDiscard;
           }
-          Respond(s, 413, DefaultMessage(413, options.max_body_bytes), {}, then, now);
+          Respond(s, status, message, {}, then, now);
           return Next::kWrite;
+        };
+        if (length > options.max_body_bytes) {
+          return refuse_body(413, DefaultMessage(413, options.max_body_bytes));
         }
         if (length > 0) {
           if (!bodies.Reserve(client, length)) {
-            Respond(s, 503, "the server is receiving too many request bodies: retry later", {},
-                    After::kClose, now);
-            return Next::kWrite;
+            return refuse_body(503, "the server is receiving too many request bodies: retry later");
           }
           s.reserved = length;
         }

@@ -109,6 +109,7 @@ class ServerProcess {
   int Signal(int sig) { return process_.Signal(sig); }
 
   int port() const { return process_.port(); }
+  const veil::testing::DaemonProcess& process() const { return process_; }
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
   std::string Log() const { return process_.Log(); }
 

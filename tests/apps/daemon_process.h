@@ -88,7 +88,8 @@ class DaemonProcess {
     std::ifstream f("/proc/" + std::to_string(pid_) + "/status");
     std::string line;
     while (std::getline(f, line)) {
-      if (line.rfind(field + ":", 0) == 0) return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
+      if (line.rfind(field + ":", 0) == 0)
+        return std::strtol(line.c_str() + field.size() + 1, nullptr, 10);
     }
     return -1;
   }

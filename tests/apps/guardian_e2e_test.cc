@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "apps/daemon_process.h"
+#include "apps/guardian_process.h"
 #include "guardian/guardian_test_util.h"
 #include "net/net_test_util.h"
 #include "veil/guardian/client.h"
@@ -32,96 +32,7 @@ using Json = nlohmann::json;
 using testing::RandomId;
 using testing::TempDir;
 using Clock = std::chrono::steady_clock;
-
-std::string BinaryPath() { return std::string(VEIL_BUILD_DIR) + "/apps/kalypso-guardian"; }
-
-// A `kalypso-guardian` child process on DIR, and what its "listening" log line says.
-class GuardianProcess {
- public:
-  explicit GuardianProcess(std::filesystem::path dir) : dir_(std::move(dir)) {}
-
-  bool Start(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {
-        BinaryPath(),  "--data",      dir_.string(),           "--listen",
-        "127.0.0.1:0", "--port-file", (dir_ / "port").string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    extra_ = extra;
-    if (!process_.Start(argv, dir_ / "port", dir_ / "guardian.log")) return false;
-    // The "listening" line is written right after the port file; read the last one, and only
-    // once it names this run's port (the log is appended to across restarts, and the port file
-    // can appear before this run's line does).
-    const std::string port_suffix = ":" + std::to_string(process_.port());
-    const auto deadline = Clock::now() + std::chrono::seconds(5);
-    while (Clock::now() < deadline) {
-      const std::string log = process_.Log();
-      const auto at = log.rfind("\"listening\"");
-      if (at != std::string::npos) {
-        const auto begin = log.rfind('\n', at);
-        const auto end = log.find('\n', at);
-        if (end != std::string::npos) {
-          listening_ = Json::parse(log.substr(begin == std::string::npos ? 0 : begin + 1,
-                                              end - (begin == std::string::npos ? 0 : begin + 1)),
-                                   nullptr, false);
-          const std::string url = listening_.is_object() ? Field("url") : "";
-          if (url.size() > port_suffix.size() &&
-              url.compare(url.size() - port_suffix.size(), port_suffix.size(), port_suffix) == 0) {
-            return true;
-          }
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-  }
-  bool Restart() { return Start(extra_); }
-  int Signal(int sig) { return process_.Signal(sig); }
-
-  std::string Field(const char* name) const {
-    // net/log.h puts fields at the top level of the line.
-    auto it = listening_.find(name);
-    return it != listening_.end() && it->is_string() ? it->get<std::string>() : "";
-  }
-  std::string fingerprint() const { return Field("fingerprint"); }
-  std::string tls_sha256() const { return Field("tls_sha256"); }
-  std::string url() const { return Field("url"); }
-  int port() const { return process_.port(); }
-  std::string Log() const { return process_.Log(); }
-  const std::filesystem::path& dir() const { return dir_; }
-
-  GuardianClientOptions ClientOptions() const {
-    GuardianClientOptions o;
-    o.http.base_url = url();
-    o.http.pinned_sha256 = tls_sha256();
-    o.pinned_fingerprint = fingerprint();
-    o.initial_backoff = std::chrono::milliseconds(5);
-    return o;
-  }
-  GuardianClient Connect() const {
-    auto c = GuardianClient::Connect(ClientOptions());
-    VEIL_CHECK_MSG(c.ok(), c.status().ToString().c_str());
-    return std::move(*c);
-  }
-  net::HttpClient Http() const {
-    net::HttpClientOptions o;
-    o.base_url = url();
-    o.pinned_sha256 = tls_sha256();
-    auto c = net::HttpClient::Create(o);
-    VEIL_CHECK(c.ok());
-    return std::move(*c);
-  }
-  // The value of the Prometheus sample `series` (name plus labels, as printed), or -1.
-  double Metric(const std::string& series) const {
-    auto r = Http().Get("/metrics");
-    if (!r.ok() || r->status != 200) return -1;
-    return net::MetricSample(r->body, series);
-  }
-
- private:
-  std::filesystem::path dir_;
-  std::vector<std::string> extra_;
-  veil::testing::DaemonProcess process_;
-  Json listening_;
-};
+using testing::GuardianProcess;
 
 crypto::SecretBytes RandomShare(std::size_t n = 33) { return crypto::RandomSecret(n); }
 
@@ -741,15 +652,15 @@ TEST_F(GuardianE2e, OwnersOutsideTheAllowListArePermissionDenied) {
 
   // A list that does not parse, or lists nobody, stops the daemon from starting (exit 1): an
   // operator's mistake never opens a guardian meant to be closed.
-  const std::string start = "timeout 60 " + BinaryPath() + " --data '" + dir.string() +
-                            "' --listen 127.0.0.1:0 --allow-owners '" + list.string() +
-                            "' 2>/dev/null";
+  const std::string start = "timeout 60 " + testing::GuardianBinaryPath() + " --data '" +
+                            dir.string() + "' --listen 127.0.0.1:0 --allow-owners '" +
+                            list.string() + "' 2>/dev/null";
   for (const std::string& content : {std::string("ed25519:not-base64\n"), std::string("# nobody\n"),
                                      OwnerKeyText(listed.public_key()) + "x\n"}) {
     std::ofstream(list, std::ios::trunc) << content;
     EXPECT_EQ(::system(start.c_str()) >> 8, 1) << content;
   }
-  EXPECT_EQ(::system(("timeout 60 " + BinaryPath() + " --data '" + dir.string() +
+  EXPECT_EQ(::system(("timeout 60 " + testing::GuardianBinaryPath() + " --data '" + dir.string() +
                       "' --listen 127.0.0.1:0 --allow-owners '" +
                       (tmp_.path() / "absent").string() + "' 2>/dev/null")
                          .c_str()) >>
@@ -759,7 +670,8 @@ TEST_F(GuardianE2e, OwnersOutsideTheAllowListArePermissionDenied) {
 
 TEST_F(GuardianE2e, IdentityVerbPrintsTheFingerprintTheDaemonUses) {
   const auto dir = Dir("id");
-  const std::string cmd = BinaryPath() + " identity --data '" + dir.string() + "' 2>/dev/null";
+  const std::string cmd =
+      testing::GuardianBinaryPath() + " identity --data '" + dir.string() + "' 2>/dev/null";
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   char buf[512] = {};
@@ -777,8 +689,11 @@ TEST_F(GuardianE2e, IdentityVerbPrintsTheFingerprintTheDaemonUses) {
   EXPECT_EQ(h->status, 200);
   EXPECT_EQ(gp.Signal(SIGTERM), 0);
   // Bad flags are usage errors (exit 2); a missing --data is an error (exit 1).
-  EXPECT_EQ(::system((BinaryPath() + " --no-such-flag 2>/dev/null").c_str()) >> 8, 2);
-  EXPECT_EQ(::system((BinaryPath() + " --listen 127.0.0.1:0 2>/dev/null").c_str()) >> 8, 1);
+  EXPECT_EQ(::system((testing::GuardianBinaryPath() + " --no-such-flag 2>/dev/null").c_str()) >> 8,
+            2);
+  EXPECT_EQ(
+      ::system((testing::GuardianBinaryPath() + " --listen 127.0.0.1:0 2>/dev/null").c_str()) >> 8,
+      1);
 }
 
 }  // namespace

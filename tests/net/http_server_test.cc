@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "net/net_test_util.h"
+#include "net/raw_connection.h"
 #include "veil/net/error_map.h"
 #include "veil/net/http_client.h"
 #include "veil/net/json_rpc.h"
@@ -45,68 +46,6 @@ std::uint16_t FreePort() {
   close(fd);
   return ntohs(a.sin_port);
 }
-
-// A plain TCP connection to 127.0.0.1:port, for bytes no client library would send.
-class RawConnection {
- public:
-  // source: the loopback address to connect from (127.0.0.0/8 is all loopback), so that tests
-  // can play several client addresses.
-  explicit RawConnection(std::uint16_t port, const char* source = nullptr)
-      : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    if (source != nullptr) {
-      sockaddr_in from{};
-      from.sin_family = AF_INET;
-      inet_pton(AF_INET, source, &from.sin_addr);
-      bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof(from));
-    }
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(port);
-    timeval tv{5, 0};  // a reply that never comes fails the test instead of hanging it
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  }
-  ~RawConnection() { close(fd_); }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-
-  bool connected() const { return connected_; }
-  bool Send(const std::string& bytes) {
-    return send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
-           static_cast<ssize_t>(bytes.size());
-  }
-  // Everything until the server closes the connection (or 5 s pass).
-  std::string ReadToEnd() {
-    std::string out;
-    char buf[4096];
-    ssize_t n;
-    while ((n = recv(fd_, buf, sizeof(buf), 0)) > 0) out.append(buf, static_cast<std::size_t>(n));
-    return out;
-  }
-  bool ReadByte(char* c) { return recv(fd_, c, 1, 0) == 1; }
-  // One response: its headers and a body of Content-Length bytes.
-  std::string ReadResponse() {
-    std::string out;
-    char c;
-    while (out.find("\r\n\r\n") == std::string::npos && recv(fd_, &c, 1, 0) == 1) out += c;
-    std::size_t length = 0;
-    const auto at = out.find("Content-Length: ");
-    if (at != std::string::npos) length = std::stoul(out.substr(at + 16));
-    std::string body(length, '\0');
-    std::size_t got = 0;
-    while (got < length) {
-      const ssize_t n = recv(fd_, body.data() + got, length - got, 0);
-      if (n <= 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    return out + body.substr(0, got);
-  }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
 
 std::size_t CountOf(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -752,6 +691,26 @@ TEST(HttpServerHealth, FailingCheckIs503) {
   EXPECT_EQ(json::parse(r->body)["message"], "unavailable: database unreachable");
 }
 
+TEST(ClientAddressKey, Ipv4Ipv6PrefixesAndJunk) {
+  EXPECT_EQ(ClientAddressKey("192.0.2.7", 64), ClientAddressKey("::ffff:192.0.2.7", 64));
+  EXPECT_NE(ClientAddressKey("192.0.2.7", 64), ClientAddressKey("192.0.2.8", 64));
+  // One /64: any interface id maps to the same key; the next /64 does not.
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2::1", 64),
+            ClientAddressKey("2001:db8:1:2:abcd:ef01:2345:6789", 64));
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2::1%eth0", 64), ClientAddressKey("2001:db8:1:2::9", 64));
+  EXPECT_NE(ClientAddressKey("2001:db8:1:2::1", 64), ClientAddressKey("2001:db8:1:3::1", 64));
+  EXPECT_NE(ClientAddressKey("2001:db8:1:2::1", 128), ClientAddressKey("2001:db8:1:2::2", 128));
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2ff::1", 56), ClientAddressKey("2001:db8:1:200::1", 56));
+  EXPECT_NE(ClientAddressKey("2001:db8:1:2ff::1", 60), ClientAddressKey("2001:db8:1:200::1", 60));
+  // An address that does not parse is its own key, bounded in length.
+  EXPECT_EQ(ClientAddressKey("", 64), "?");
+  EXPECT_NE(ClientAddressKey("not an address", 64), ClientAddressKey("", 64));
+  EXPECT_LE(ClientAddressKey(std::string(1000, 'x'), 64).size(), 65u);
+  EXPECT_EQ(ClientAddressKey("192.0.2.7"), "192.0.2.7");
+  EXPECT_EQ(ClientAddressKey("::ffff:192.0.2.7"), "192.0.2.7");
+  EXPECT_EQ(ClientAddressKey("2001:db8:1:2:abcd::1"), "2001:db8:1:2::/64");
+}
+
 // ---- Hostile clients: header floods, slow clients, smuggling, connection and body caps ----
 
 using Clock = std::chrono::steady_clock;
@@ -942,12 +901,15 @@ TEST(HttpServerHostile, BodiesBeingReceivedShareABoundedBudget) {
   // The same client's second body would pass its share; another client's, the total.
   RawConnection a2(s.port(), "127.0.0.2");
   ASSERT_TRUE(a2.Send(head));
-  EXPECT_EQ(a2.ReadToEnd().substr(0, 12), "HTTP/1.1 503");
+  EXPECT_EQ(a2.ReadResponse().substr(0, 12), "HTTP/1.1 503");
   RawConnection b(s.port(), "127.0.0.3");
   ASSERT_TRUE(b.Send(head));
-  const std::string refused = b.ReadToEnd();
+  const std::string refused = b.ReadResponse();
   EXPECT_EQ(refused.substr(0, 12), "HTTP/1.1 503") << refused;
   EXPECT_NE(refused.find("retry later"), std::string::npos);
+  // The refused body is read and dropped, and the connection serves the next request.
+  ASSERT_TRUE(b.Send(std::string(60000, 'b') + "GET /health HTTP/1.1\r\nHost: t\r\n\r\n"));
+  EXPECT_EQ(b.ReadResponse().substr(0, 12), "HTTP/1.1 200");
   // The first body completes and is served; its room comes back.
   ASSERT_TRUE(a.Send(std::string(59000, 'a')));
   EXPECT_NE(a.ReadResponse().find("{\"len\":60000}"), std::string::npos);

@@ -75,7 +75,7 @@ struct GuardianLimits {
   // Items per client address (after the signature check: a request costs its item count).
   double address_items_per_second = 2000;
   double address_items_burst = 5000;  // raised to max_items when lower, so a full batch can pass
-  // An IPv6 client is limited per prefix of this length (rate_limiter.h, ClientAddressKey).
+  // An IPv6 client is limited per prefix of this length (net::ClientAddressKey, net/http_server.h).
   int address_ipv6_prefix_bits = 64;
   // Keys each rate table holds before it evicts the least recently used one.
   std::size_t rate_table_max_keys = 100000;

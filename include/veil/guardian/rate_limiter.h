@@ -69,11 +69,4 @@ class RateLimiter {
   std::unordered_map<std::string, Entry> entries_;
 };
 
-// The rate-limiting key of a peer address as HttpRequest::remote_addr gives it: an IPv4 address
-// (also when written IPv4-mapped, ::ffff:a.b.c.d) is itself; an IPv6 address is cut to its first
-// ipv6_prefix_bits bits (0..128; 64 by default in GuardianLimits), because one end site is
-// assigned at least a /64 and picks addresses inside it freely; a zone ("%eth0") is ignored.
-// Anything that does not parse is its own key (at most 64 bytes of it).
-std::string ClientAddressKey(std::string_view address, int ipv6_prefix_bits);
-
 }  // namespace veil::guardian

@@ -80,11 +80,13 @@ struct HttpServerOptions {
   std::optional<TlsCredentials> tls;                   // set: HTTPS only
 };
 
-// The key under which connections (and, in the daemons, request budgets) are counted per client:
-// an IPv4 address as it is, an IPv4-mapped IPv6 address as its IPv4 address, any other IPv6
-// address as its /64 prefix ("2001:db8:1:2::/64"), since one host commonly holds a whole /64.
-// Text that is not an IP address is returned unchanged.
-std::string ClientAddressKey(std::string_view ip);
+// The key under which a client is counted (connections here; request budgets in the daemons), from
+// a peer address as HttpRequest::remote_addr gives it: an IPv4 address (also when written
+// IPv4-mapped, ::ffff:a.b.c.d) is itself; an IPv6 address is cut to its first ipv6_prefix_bits
+// bits (0..128), written "2001:db8:1:2::/64", because one end site is assigned at least a /64 and
+// picks addresses inside it freely; a zone ("%eth0") is ignored. Anything that does not parse is
+// its own key: "?" and at most 64 bytes of it.
+std::string ClientAddressKey(std::string_view ip, int ipv6_prefix_bits = 64);
 
 struct HttpRequest {
   std::string method;
