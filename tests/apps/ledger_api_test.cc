@@ -351,6 +351,22 @@ nlohmann::json Request(int id, const std::string& method, const nlohmann::json& 
   return r;
 }
 
+// A reply's JSON-RPC error code, 0 when it has none.
+int ErrorCode(const nlohmann::json& reply) {
+  if (!reply.is_object() || !reply.contains("error") || !reply["error"].is_object()) return 0;
+  return reply["error"].value("code", 0);
+}
+
+// A reply's result, null when it has none.
+nlohmann::json ResultOf(const nlohmann::json& reply) {
+  if (!reply.is_object() || !reply.contains("result")) return nullptr;
+  return reply["result"];
+}
+bool IsPending(const nlohmann::json& reply) {
+  const nlohmann::json r = ResultOf(reply);
+  return r.is_object() && r.value("pending", false);
+}
+
 // A node holding 4,000 entities, for reads that cost something.
 std::unique_ptr<Node> StartFilledNode(NodeOptions o) {
   auto n = Node::Start(std::move(o));
@@ -397,9 +413,8 @@ TEST(NodeLimits, ABatchOfExpensiveReadsIsRefusedPerClient) {
       if (r.contains("result")) {
         ++out.first;
       } else {
-        EXPECT_EQ(r["error"]["code"], net::kJsonRpcResourceExhausted) << r.dump();
-        EXPECT_NE(r["error"]["message"].get<std::string>().find("read budget"), std::string::npos)
-            << r.dump();
+        EXPECT_EQ(ErrorCode(r), net::kJsonRpcResourceExhausted) << r.dump();
+        EXPECT_NE(r.dump().find("read budget"), std::string::npos) << r.dump();
         ++out.second;
       }
     }
@@ -411,10 +426,10 @@ TEST(NodeLimits, ABatchOfExpensiveReadsIsRefusedPerClient) {
   // The same client's next request waits for its budget; another client's does not.
   const nlohmann::json again =
       PostFrom("127.0.0.1", node->port(), Request(1, "arkiv_blockNumber", nullptr).dump());
-  EXPECT_EQ(again["error"]["code"], net::kJsonRpcResourceExhausted) << again.dump();
+  EXPECT_EQ(ErrorCode(again), net::kJsonRpcResourceExhausted) << again.dump();
   const nlohmann::json other =
       PostFrom("127.0.0.2", node->port(), Request(1, "arkiv_blockNumber", nullptr).dump());
-  EXPECT_EQ(other["result"], 20) << other.dump();
+  EXPECT_EQ(ResultOf(other), 20) << other.dump();
   const auto [served2, refused2] = served_and_refused("127.0.0.2");
   EXPECT_GE(served2, 1);
   EXPECT_GE(refused2, 50) << served2 << " served";
@@ -442,16 +457,16 @@ TEST(NodeLimits, QueuedBytesAreBoundedPerClient) {
   };
   for (int i = 0; i < 3; ++i) {
     const auto r = send("127.0.0.1");
-    EXPECT_EQ(r["result"]["pending"], true) << r.dump();
+    EXPECT_TRUE(IsPending(r)) << r.dump();
   }
   const auto refused = send("127.0.0.1");
-  EXPECT_EQ(refused["error"]["code"], net::kJsonRpcResourceExhausted) << refused.dump();
-  EXPECT_EQ(send("127.0.0.2")["result"]["pending"], true);
+  EXPECT_EQ(ErrorCode(refused), net::kJsonRpcResourceExhausted) << refused.dump();
+  EXPECT_TRUE(IsPending(send("127.0.0.2")));
   EXPECT_EQ(node->ledger().Stats()->queued_txs, 4u);
   auto sealed = node->Seal();
   ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
   EXPECT_EQ(sealed->receipts.size(), 4u);
-  EXPECT_EQ(send("127.0.0.1")["result"]["pending"], true);
+  EXPECT_TRUE(IsPending(send("127.0.0.1")));
   EXPECT_TRUE(node->Stop().ok());
 }
 
