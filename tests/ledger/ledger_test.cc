@@ -223,6 +223,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     // Reads on reader connections wherever the store has them (a file, PostgreSQL), so every
     // read test covers them; SqliteMemory covers reads on the writer's connection.
     o.read_connections = GetParam().kind == BackendKind::kSqliteMemory ? 0 : 2;
+    if (read_connections_) o.read_connections = *read_connections_;
     return Ledger::Open(std::move(store), o);
   }
 
@@ -344,6 +345,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   std::string schema_;
   std::string pg_session_options_;
   std::size_t pg_block_shapes_ = 0;
+  std::optional<std::size_t> read_connections_;  // set: LedgerOptions::read_connections
   int sqlite_page_size_ = SqliteOptions{}.page_size;
   Limits limits_;
   std::atomic<std::uint64_t> clock_ = 1000;
@@ -2166,6 +2168,16 @@ TEST_P(LedgerTest, UndrivenReadsStopAtTheWorkBudget) {
   // The ledger goes on: the budget is per read, and writes have none.
   MustCreate(w, Create(100'000, {Attribute::Num("n", 4000)}));
   if (!GetParam().persistent) return;  // (reopening an in-memory store starts a new chain)
+  // The same on the writer's connection (no readers): the budget stops the read there too, and
+  // the session's writes and unbudgeted reads go on after it.
+  read_connections_ = 0;
+  Open();
+  auto stopped = ledger_->Count(heavy);
+  EXPECT_TRUE(IsWorkBudgetExceeded(stopped.status())) << stopped.status().ToString();
+  const EntityKey after_stop = MustCreate(w, Create(100'000, {Attribute::Num("n", 4001)}));
+  EXPECT_TRUE(Get(after_stop).has_value());
+  EXPECT_TRUE(ledger_->VerifyChain().ok());  // statements of many milliseconds, unbudgeted
+  read_connections_.reset();
   limits_.query.max_read_steps = QueryLimits{}.max_read_steps;
   limits_.query.max_read_ms = QueryLimits{}.max_read_ms;
   Open();
@@ -2176,7 +2188,7 @@ TEST_P(LedgerTest, UndrivenReadsStopAtTheWorkBudget) {
     EXPECT_EQ(page->entities.size(), matches) << q;
     EXPECT_EQ(CountOf(q), matches) << q;
   }
-  EXPECT_EQ(CountOf("n = 7 || $contentType = \"application/octet-stream\""), 4001u);
+  EXPECT_EQ(CountOf("n = 7 || $contentType = \"application/octet-stream\""), 4002u);
 }
 
 // The timed mode's queue is bounded by the memory its transactions hold, per sender and in
