@@ -44,10 +44,10 @@ struct QueryLimits {
   // stopped with WorkBudgetExceeded (store.h; 0: unbounded). A filter no index can drive scans
   // every entity, and 64 predicates probe each row 64 times: without a bound one request holds a
   // reader connection and a worker for as long as the table is large. SQLite counts the virtual
-  // machine's instructions over the whole read (a progress handler): 100 million is about a
-  // second of one core at 10^6 entities, far above any read an index serves (a driven page of
-  // 200 takes well under a million). PostgreSQL bounds each statement of the read by time
-  // (statement_timeout, set for the read's statements only).
+  // machine's instructions over the whole read (a progress handler; a one-match read an index
+  // serves passes a budget of 5,000 in UndrivenReadsStopAtTheWorkBudget, a walk of every entity
+  // takes tens per entity). PostgreSQL bounds each statement of the read by time
+  // (statement_timeout, set for the read's statements only). Both defaults are our choice.
   std::uint64_t max_read_steps = 100'000'000;
   std::uint32_t max_read_ms = 2'000;
 };
