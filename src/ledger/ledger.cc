@@ -1224,7 +1224,7 @@ std::unique_lock<std::mutex> Ledger::LockForWrite() {
   return lock;
 }
 
-Status Ledger::VerifyStep(const std::function<Status(Store&, bool on_writer)>& step) {
+Status Ledger::VerifyStep(const std::function<Status(Store&)>& step) {
   std::unique_ptr<Store> reader = TakeReader();
   if (reader == nullptr) {
     // Writers first: std::mutex is not fair, and a verify that takes the mutex again the moment
@@ -1236,14 +1236,14 @@ Status Ledger::VerifyStep(const std::function<Status(Store&, bool on_writer)>& s
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
     std::lock_guard<std::mutex> lock(mu_);
-    return step(*store_, /*on_writer=*/true);
+    return step(*store_);
   }
   struct Lease {
     Ledger* ledger;
     std::unique_ptr<Store>* reader;
     ~Lease() { ledger->ReturnReader(std::move(*reader)); }
   } lease{this, &reader};
-  return step(*reader, /*on_writer=*/false);
+  return step(*reader);
 }
 
 // A scan of the whole chain, in steps (VerifyStep): one block, or one batch of 256 entities, at
@@ -1255,14 +1255,9 @@ Status Ledger::VerifyChain() {
   Hash32 prev_hash{};
   Hash32 changeset{};
   BlockHeader head;
-  // The store's head now: the database's (a reader's LoadState, or the writer's state after a
-  // refresh from a shared store).
-  const auto load_head = [&](Store& store, bool on_writer) -> Status {
-    if (on_writer) {
-      VEIL_RETURN_IF_ERROR(RefreshLocked());
-      head = state_.head;
-      return Status::Ok();
-    }
+  // The database's head now, read from it: another process may write the chain while this runs
+  // (a node beside `veil-ledger verify-chain --store`, on SQLite as on PostgreSQL).
+  const auto load_head = [&](Store& store) -> Status {
     VEIL_ASSIGN_OR_RETURN(const auto st, store.LoadState());
     if (!st) return DataLoss("the store holds no chain");
     head = st->head;
@@ -1273,7 +1268,7 @@ Status Ledger::VerifyChain() {
   const auto verify_blocks = [&]() -> Status {
     VEIL_RETURN_IF_ERROR(VerifyStep(load_head));
     for (; next <= head.number; ++next) {
-      VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store, bool) {
+      VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store) {
         return VerifyBlock(store, next, head.number, &prev_hash, &changeset);
       }));
     }
@@ -1290,7 +1285,7 @@ Status Ledger::VerifyChain() {
   bool done = false;
   while (!done) {
     std::optional<std::pair<EntityKey, std::uint64_t>> beyond;  // an entity past the head
-    VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store, bool) -> Status {
+    VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store) -> Status {
       VEIL_ASSIGN_OR_RETURN(auto batch, store.ScanEntities(after, 256));
       done = batch.empty();
       for (const auto& e : batch) {
@@ -1332,7 +1327,7 @@ Status Ledger::VerifyChain() {
   // The counter that counts and LiveCount start from must count the rows there are (both read
   // in one snapshot: a writer may commit while this runs).
   Store::StoredRows stored;
-  VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store, bool) -> Status {
+  VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store) -> Status {
     VEIL_ASSIGN_OR_RETURN(stored, store.CountStoredRows());
     return Status::Ok();
   }));

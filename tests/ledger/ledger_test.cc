@@ -3466,6 +3466,39 @@ TEST_P(CountingLedgerTest, WritesProceedWhileTheChainIsVerified) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
+// VerifyChain in one process while another writes the same chain (`veil-ledger verify-chain
+// --store` beside a node): an entity the other writer updates after the verify read its head
+// names a block past it, and the verify reads the head again from the database and goes on,
+// where it used to take the head of its own ledger, which had written nothing, and report the
+// entity as beyond the chain (SQLite; PostgreSQL reloaded its head already).
+TEST_P(PersistentLedgerTest, VerifyChainBesideAnotherWriter) {
+  Open();
+  Wallet w;
+  const EntityKey first = MustCreate(w, Create(1000, {Attribute::Num("n", 1)}));
+  for (std::uint64_t i = 0; i < 10; ++i) MustCreate(w, Create(1000, {Attribute::Num("i", i)}));
+  auto store = OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto counting = std::make_unique<CountingStore>(std::move(store).value());
+  CountingStore* c = counting.get();
+  c->block_read_delay_ms = 20;
+  LedgerOptions o;
+  o.chain_id = 42;
+  o.limits = limits_;
+  o.clock_ms = [this] { return ++clock_; };
+  auto verifier = Ledger::Open(std::move(counting), o);
+  ASSERT_TRUE(verifier.ok()) << verifier.status().ToString();
+  Status verified = Internal("not run");
+  std::thread verify([&] { verified = (*verifier)->VerifyChain(); });
+  while (c->block_reads.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  UpdateOp u;
+  u.key = first;
+  u.set = {Attribute::Num("n", 2)};
+  EXPECT_TRUE(Submit(w, {u}).status.ok());
+  verify.join();
+  EXPECT_TRUE(verified.ok()) << verified.ToString();
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 TEST_P(CountingLedgerTest, AGroupReadsWhatItLacksInOneCall) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);

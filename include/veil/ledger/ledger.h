@@ -318,8 +318,8 @@ class Ledger {
   Status VerifyBlock(Store& store, std::uint64_t n, std::uint64_t head, Hash32* prev_hash,
                      Hash32* changeset) const;
   // One step of VerifyChain: `step` on a reader connection, or on the writer's store under mu_
-  // (on_writer) for the step alone, after the writers waiting for mu_ (LockForWrite).
-  Status VerifyStep(const std::function<Status(Store&, bool on_writer)>& step);
+  // for the step alone, after the writers waiting for mu_ (LockForWrite).
+  Status VerifyStep(const std::function<Status(Store&)>& step);
   // mu_ for a write (Submit, SealBlock, Sweep), counted in writers_waiting_ while it waits.
   std::unique_lock<std::mutex> LockForWrite();
   std::atomic<int> writers_waiting_{0};
