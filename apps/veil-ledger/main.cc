@@ -2,7 +2,8 @@
 //
 //   veil-ledger serve --store sqlite:PATH|postgres://... --listen 127.0.0.1:PORT
 //                     [--block-time instant|2s] [--chain-id N] [--port-file FILE]
-//                     [--read-connections N]
+//                     [--read-connections N] [--operator-rpc] [--client-read-ms N]
+//                     [--client-queue-bytes N]
 //   veil-ledger query TEXT | count TEXT | entity KEY | block N | receipt HASH | verify-chain
 //               (--store SPEC | --rpc http://127.0.0.1:PORT)
 //
@@ -85,6 +86,9 @@ struct ServeArgs {
   std::string port_file;
   std::size_t max_body = 9u << 20;
   std::size_t read_connections = 4;
+  bool operator_rpc = false;
+  std::uint64_t client_read_ms = 1000;
+  std::size_t client_queue_bytes = std::size_t{64} << 20;
 };
 
 int Serve(const ServeArgs& a) {
@@ -95,6 +99,9 @@ int Serve(const ServeArgs& a) {
   o.chain_id = a.chain_id;
   o.max_body_bytes = a.max_body;
   o.read_connections = a.read_connections;
+  o.operator_rpc = a.operator_rpc;
+  o.clients.read_ms_per_second = std::chrono::milliseconds(a.client_read_ms);
+  o.clients.max_queued_bytes = a.client_queue_bytes;
   const auto colon = a.listen.rfind(':');
   if (colon == std::string::npos)
     return Fail(veil::InvalidArgument("--listen: expected HOST:PORT"));
@@ -161,6 +168,13 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--max-body", serve.max_body, "largest request body in bytes");
   serve_cmd->add_option("--read-connections", serve.read_connections,
                         "database connections for reads beside the writer's (0: reads share it)");
+  serve_cmd->add_flag("--operator-rpc", serve.operator_rpc,
+                      "serve arkiv_verifyChain (a scan of the whole chain) to RPC clients");
+  serve_cmd->add_option("--client-read-ms", serve.client_read_ms,
+                        "read time each client address may use per second (0: unbounded)");
+  serve_cmd->add_option("--client-queue-bytes", serve.client_queue_bytes,
+                        "timed mode: bytes of each client address's queued transactions (0: "
+                        "unbounded)");
 
   Target target;
   std::string text, key, hash, cursor, select;
@@ -183,7 +197,9 @@ int main(int argc, char** argv) {
   block_cmd->add_option("number", number, "block number")->required();
   auto* receipt_cmd = app.add_subcommand("receipt", "the receipt of a landed transaction");
   receipt_cmd->add_option("hash", hash, "0x + 64 hex digits")->required();
-  auto* verify_cmd = app.add_subcommand("verify-chain", "recompute every hash of the chain");
+  auto* verify_cmd = app.add_subcommand(
+      "verify-chain",
+      "recompute every hash of the chain (--rpc: only a node started with --operator-rpc)");
   for (auto* c : {query_cmd, count_cmd, entity_cmd, block_cmd, receipt_cmd, verify_cmd}) {
     AddTarget(c, &target);
   }

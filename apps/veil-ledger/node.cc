@@ -1,8 +1,11 @@
 // The veil-ledger node (node.h).
 #include "node.h"
 
+#include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <functional>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -40,6 +43,25 @@ Result<std::string> QueryText(const Json& params) {
   const Json* q = Param(params, 0);
   if (q == nullptr || !q->is_string()) return InvalidArgument("params[0]: expected a query string");
   return q->get<std::string>();
+}
+
+// Runs `read` as a read of the thread's client (ClientScope): admitted by its budget, and its
+// time charged to it. Without `clients`, runs it.
+Status ChargedRead(ClientLimits* clients, const std::function<Status()>& read) {
+  if (clients == nullptr) return read();
+  std::string account;
+  VEIL_RETURN_IF_ERROR(clients->BeginRead(ClientScope::Current(), &account));
+  const auto start = std::chrono::steady_clock::now();
+  struct End {
+    ClientLimits* clients;
+    const std::string& account;
+    std::chrono::steady_clock::time_point start;
+    ~End() {
+      clients->EndRead(account, std::chrono::duration_cast<std::chrono::microseconds>(
+                                    std::chrono::steady_clock::now() - start));
+    }
+  } end{clients, account, start};
+  return read();
 }
 
 Result<ledger::QueryOptions> Options(const Json& params, std::size_t i) {
@@ -96,10 +118,131 @@ std::optional<ledger::TxReceipt> FailedReceiptLog::Find(const ledger::Hash32& tx
   return it->second;
 }
 
+namespace {
+thread_local const std::string* t_client = nullptr;
+const std::string kNoClient;
+}  // namespace
+
+ClientScope::ClientScope(const std::string& client) : previous_(t_client) { t_client = &client; }
+ClientScope::~ClientScope() { t_client = previous_; }
+const std::string& ClientScope::Current() { return t_client != nullptr ? *t_client : kNoClient; }
+
+ClientLimits::ClientLimits(ClientLimitOptions options, Clock clock)
+    : options_(options), clock_(std::move(clock)) {
+  if (!clock_) clock_ = [] { return std::chrono::steady_clock::now(); };
+}
+
+void ClientLimits::Refill(Account& a) const {
+  const auto now = clock_();
+  const std::int64_t burst_us = std::chrono::microseconds(options_.read_burst).count();
+  const std::int64_t elapsed_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(now - a.filled).count();
+  a.filled = now;
+  if (elapsed_us <= 0) return;
+  // read_ms_per_second of read time per second: as many microseconds per 1000 elapsed.
+  const double gained = static_cast<double>(elapsed_us) *
+                        static_cast<double>(options_.read_ms_per_second.count()) / 1000.0;
+  const double filled = static_cast<double>(a.tokens_us) + gained;
+  a.tokens_us =
+      filled >= static_cast<double>(burst_us) ? burst_us : static_cast<std::int64_t>(filled);
+}
+
+std::map<std::string, ClientLimits::Account>::iterator ClientLimits::AccountOf(
+    const std::string& client) {
+  auto it = accounts_.find(client);
+  if (it != accounts_.end()) return it;
+  if (accounts_.size() >= options_.max_clients) {
+    // Forget the idle ones: no read running, nothing queued, the bucket full again.
+    for (auto i = accounts_.begin(); i != accounts_.end();) {
+      Refill(i->second);
+      const bool idle =
+          i->second.reads == 0 && i->second.queued_bytes == 0 &&
+          i->second.tokens_us >= std::chrono::microseconds(options_.read_burst).count();
+      i = idle ? accounts_.erase(i) : std::next(i);
+    }
+  }
+  // Still full: the newcomers share one account (named by no address: "" is never a peer's).
+  const std::string& key = accounts_.size() >= options_.max_clients ? kNoClient : client;
+  auto [at, added] = accounts_.try_emplace(key);
+  if (added) {
+    at->second.tokens_us = std::chrono::microseconds(options_.read_burst).count();
+    at->second.filled = clock_();
+  }
+  return at;
+}
+
+Status ClientLimits::BeginRead(const std::string& client, std::string* account) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = AccountOf(client);
+  Account& a = it->second;
+  if (options_.read_ms_per_second.count() > 0) {
+    Refill(a);
+    if (a.tokens_us <= 0) {
+      const std::int64_t wait_ms =
+          (-a.tokens_us) / options_.read_ms_per_second.count() + 1;  // us / (ms/s) = ms
+      return ResourceExhausted("this client's read budget is used up (" +
+                               std::to_string(options_.read_ms_per_second.count()) +
+                               " ms of reads a second); retry in " + std::to_string(wait_ms) +
+                               " ms");
+    }
+  }
+  if (options_.max_concurrent_reads > 0 && a.reads >= options_.max_concurrent_reads) {
+    return ResourceExhausted("this client has " + std::to_string(a.reads) +
+                             " reads running, the most a client may; retry when one is done");
+  }
+  ++a.reads;
+  *account = it->first;
+  return Status::Ok();
+}
+
+void ClientLimits::EndRead(const std::string& account, std::chrono::microseconds used) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Account& a = AccountOf(account)->second;
+  if (a.reads > 0) --a.reads;
+  if (options_.read_ms_per_second.count() > 0) {
+    Refill(a);
+    a.tokens_us -= used.count();
+  }
+}
+
+Status ClientLimits::Reserve(const std::string& client, const ledger::Hash32& tx,
+                             std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = AccountOf(client);
+  Account& a = it->second;
+  if (options_.max_queued_bytes > 0 && a.queued_bytes + bytes > options_.max_queued_bytes) {
+    return ResourceExhausted(
+        "this client's transactions waiting for a block hold " + std::to_string(a.queued_bytes) +
+        " bytes, the most a client may have " + std::to_string(options_.max_queued_bytes) +
+        "; retry after the next block");
+  }
+  a.queued_bytes += bytes;
+  queued_.emplace(tx, std::make_pair(it->first, bytes));
+  return Status::Ok();
+}
+
+void ClientLimits::Release(const ledger::Hash32& tx) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = queued_.find(tx);
+  if (it == queued_.end()) return;
+  auto a = accounts_.find(it->second.first);
+  if (a != accounts_.end()) {
+    a->second.queued_bytes -= std::min(a->second.queued_bytes, it->second.second);
+  }
+  queued_.erase(it);
+}
+
+std::size_t ClientLimits::QueuedBytes(const std::string& client) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = accounts_.find(client);
+  return it == accounts_.end() ? 0 : it->second.queued_bytes;
+}
+
 Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::LedgerApi> api,
                              std::shared_ptr<net::MetricsRegistry> metrics,
                              std::shared_ptr<const FailedReceiptLog> failures,
-                             std::shared_ptr<const ledger::Ledger> local) {
+                             std::shared_ptr<const ledger::Ledger> local,
+                             std::shared_ptr<ClientLimits> clients, bool operator_methods) {
   using net::JsonRpcDispatcher;
   std::vector<std::pair<const char*, JsonRpcDispatcher::Handler>> methods;
   net::Gauge* head_gauge = nullptr;
@@ -117,7 +260,16 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
   methods.emplace_back("arkiv_sendTransaction", [=](const Json& p) -> Result<Json> {
     VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
     VEIL_ASSIGN_OR_RETURN(Bytes tx, lj::BytesFromHex(p[0], "params[0]", kMaxTxBytes));
-    VEIL_ASSIGN_OR_RETURN(auto r, api->Submit(tx));
+    // The client's room in the queue, reserved before the ledger queues (a timed ledger's
+    // receipt says pending) and given back when it does not.
+    const bool timed = local != nullptr && local->mode() == ledger::BlockMode::kTimed;
+    const ledger::Hash32 hash = ledger::TxHash(tx);
+    if (clients && timed) {
+      VEIL_RETURN_IF_ERROR(clients->Reserve(ClientScope::Current(), hash, tx.size()));
+    }
+    auto submitted = api->Submit(tx);
+    if (clients && timed && !(submitted.ok() && submitted->pending)) clients->Release(hash);
+    VEIL_ASSIGN_OR_RETURN(auto r, std::move(submitted));
     if (landed != nullptr) {
       (r.pending ? pending : r.status.ok() ? landed : failed)->Inc();
       if (r.status.ok() && !r.pending && !collected) {
@@ -147,7 +299,11 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
         VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 2));
         VEIL_ASSIGN_OR_RETURN(auto text, QueryText(p));
         VEIL_ASSIGN_OR_RETURN(auto options, Options(p, 1));
-        VEIL_ASSIGN_OR_RETURN(auto page, api->Query(text, options));
+        ledger::QueryPage page;
+        VEIL_RETURN_IF_ERROR(ChargedRead(clients.get(), [&]() -> Status {
+          VEIL_ASSIGN_OR_RETURN(page, api->Query(text, options));
+          return Status::Ok();
+        }));
         lj::AppendJsonText(page, options.projection, out);
         return Status::Ok();
       });
@@ -219,12 +375,31 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     return lj::ToJson(acct);
   });
   methods.emplace_back("arkiv_verifyChain", [=](const Json& p) -> Result<Json> {
+    if (!operator_methods) {
+      return PermissionDenied(
+          "arkiv_verifyChain is an operator call and this node does not serve it: run "
+          "`veil-ledger verify-chain --store SPEC` beside the node, or start the node with "
+          "--operator-rpc");
+    }
     VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
     VEIL_RETURN_IF_ERROR(api->VerifyChain());
     VEIL_ASSIGN_OR_RETURN(auto h, api->Head());
     return Json{{"ok", true}, {"head", h.number}};
   });
-  for (auto& [name, handler] : methods) VEIL_RETURN_IF_ERROR(d.Register(name, std::move(handler)));
+  for (auto& [name, handler] : methods) {
+    const std::string_view n = name;
+    if (clients && n != "arkiv_sendTransaction" && n != "arkiv_verifyChain") {
+      handler = [clients, inner = std::move(handler)](const Json& p) -> Result<Json> {
+        Result<Json> out = Status(Code::kInternal, "not run");
+        VEIL_RETURN_IF_ERROR(ChargedRead(clients.get(), [&]() -> Status {
+          out = inner(p);
+          return out.status();
+        }));
+        return out;
+      };
+    }
+    VEIL_RETURN_IF_ERROR(d.Register(name, std::move(handler)));
+  }
   // The in-process ledger's own state, read when /metrics is rendered (added once every method is
   // registered): its head (which the timed mode's timer moves too; the collector is then the
   // gauge's only writer, so it never moves back), its block writes (the counter moves by what the
@@ -287,6 +462,7 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   ledger::LedgerOptions lo;
   lo.chain_id = n->options_.chain_id;
   lo.read_connections = n->options_.read_connections;
+  lo.limits = n->options_.limits;
   lo.mode =
       n->options_.block_time.count() > 0 ? ledger::BlockMode::kTimed : ledger::BlockMode::kInstant;
   VEIL_ASSIGN_OR_RETURN(auto ledger, ledger::Ledger::Open(std::move(store), lo));
@@ -301,9 +477,26 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   n->server_ = std::make_unique<net::HttpServer>(std::move(so));
   n->dispatcher_ = std::make_unique<net::JsonRpcDispatcher>(net::JsonRpcDispatcherOptions{},
                                                             n->server_->shared_metrics());
+  n->clients_ = std::make_shared<ClientLimits>(n->options_.clients);
   VEIL_RETURN_IF_ERROR(RegisterLedgerMethods(*n->dispatcher_, n->api_, n->server_->shared_metrics(),
-                                             n->failures_, n->ledger_));
-  n->dispatcher_->Mount(*n->server_, "/rpc");
+                                             n->failures_, n->ledger_, n->clients_,
+                                             n->options_.operator_rpc));
+  // JsonRpcDispatcher::Mount's route, with the peer's address for the handlers (ClientScope):
+  // a batch runs on this thread, so its calls share the client's limits.
+  n->server_->Handle(
+      "POST", "/rpc",
+      [d = n->dispatcher_.get()](const net::HttpRequest& req, net::HttpResponse& res) {
+        ClientScope scope(req.remote_addr);
+        std::string body = d->Handle(req.body);
+        if (body.empty()) {
+          res.status = 204;
+          res.body.clear();
+          return;
+        }
+        res.status = 200;
+        res.content_type = "application/json";
+        res.body = std::move(body);
+      });
   std::weak_ptr<ledger::LedgerApi> weak = n->api_;
   n->server_->SetHealthCheck([weak]() -> Status {
     auto api = weak.lock();
@@ -323,17 +516,23 @@ void Node::TimerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!cv_.wait_for(lock, options_.block_time, [&] { return stopping_; })) {
     lock.unlock();
-    auto r = ledger_->SealBlock();
+    auto r = Seal();
     if (!r.ok()) {
       net::log::Warn("seal failed", {{"error", r.status().ToString()}});
     } else {
-      for (const auto& receipt : r->receipts) {
-        if (!receipt.status.ok()) failures_->Add(receipt);
-      }
       net::log::Debug("sealed", {{"block", r->header.number}, {"txs", r->receipts.size()}});
     }
     lock.lock();
   }
+}
+
+Result<ledger::SealResult> Node::Seal() {
+  VEIL_ASSIGN_OR_RETURN(auto r, ledger_->SealBlock());
+  for (const auto& receipt : r.receipts) {
+    clients_->Release(receipt.tx_hash);
+    if (!receipt.status.ok()) failures_->Add(receipt);
+  }
+  return r;
 }
 
 void Node::SweepLoop() {

@@ -487,6 +487,7 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, Ledge
   if (store == nullptr) return InvalidArgument("no store");
   if (options.limits.query.max_page == 0) return InvalidArgument("max_page must be positive");
   std::unique_ptr<Ledger> l(new Ledger(std::move(store), std::move(options)));
+  l->store_->SetReadBudget(l->ReadBudgetOf());
   VEIL_ASSIGN_OR_RETURN(auto st, l->store_->LoadState());
   if (st) {
     if (st->head.chain_id != l->options_.chain_id) {
@@ -595,15 +596,36 @@ Result<TxReceipt> Ledger::Submit(ByteView encoded) {
   const bool defer = DefersSignatureCheck();
   VEIL_ASSIGN_OR_RETURN(Pending p, Check(encoded, /*check_signature=*/!defer));
   if (options_.mode == BlockMode::kTimed) {
-    std::lock_guard<std::mutex> lock(mu_);
+    p.sender = p.stx.Sender();
+    p.memory = QueuedTxBytes(p.stx, p.encoded);
+    const QueueLimits& ql = options_.limits.queue;
+    const std::unique_lock<std::mutex> lock = LockForWrite();
     if (queue_.size() >= options_.max_queued_txs) return Unavailable("transaction queue full");
+    // Checked whole before anything is counted: a refused transaction leaves no trace.
+    if (queued_bytes_ + p.memory > ql.max_bytes) {
+      return Unavailable("transaction queue full: its transactions hold " +
+                         std::to_string(queued_bytes_) + " bytes of " +
+                         std::to_string(ql.max_bytes) + " and this one " +
+                         std::to_string(p.memory) + "; retry after the next block");
+    }
+    std::size_t& sender_bytes = queued_sender_bytes_[p.sender];
+    if (sender_bytes + p.memory > ql.max_sender_bytes) {
+      const std::size_t held = sender_bytes;
+      if (held == 0) queued_sender_bytes_.erase(p.sender);
+      return Unavailable("transaction queue full for this sender: its transactions hold " +
+                         std::to_string(held) + " bytes of " + std::to_string(ql.max_sender_bytes) +
+                         " and this one " + std::to_string(p.memory) +
+                         "; retry after the next block");
+    }
     TxReceipt r;
     r.tx_hash = p.hash;
-    r.sender = p.stx.Sender();
+    r.sender = p.sender;
     r.nonce = p.stx.tx.nonce;
     r.pending = true;
     r.cost = p.cost;
     queue_.push_back(std::move(p));
+    sender_bytes += queue_.back().memory;
+    queued_bytes_ += queue_.back().memory;
     return r;
   }
   // Instant mode: wait in line. One waiting Submit at a time leads: it seals every transaction
@@ -622,7 +644,7 @@ Result<TxReceipt> Ledger::Submit(ByteView encoded) {
     instant_leader_ = true;
     wait.unlock();
     try {
-      std::lock_guard<std::mutex> lock(mu_);
+      const std::unique_lock<std::mutex> lock = LockForWrite();
       SealInstantGroupLocked();
     } catch (...) {
       // (bad_alloc): hand the lead on and leave no pointer to this slot behind.
@@ -640,7 +662,7 @@ Result<TxReceipt> Ledger::Submit(ByteView encoded) {
 }
 
 Result<SealResult> Ledger::SealBlock() {
-  std::lock_guard<std::mutex> lock(mu_);
+  const std::unique_lock<std::mutex> lock = LockForWrite();
   return SealLocked(queue_);
 }
 
@@ -874,6 +896,7 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue) {
     if (s.ok()) {
       cache_->Absorb(w);
       SetStateLocked(w.state_after);
+      for (const Pending& p : taken) UnqueuedLocked(p);
       out.header = w.header;
       out.still_queued = queue.size();
       return out;
@@ -884,6 +907,53 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue) {
     VEIL_RETURN_IF_ERROR(retry_lock.Lost(attempt));
     VEIL_RETURN_IF_ERROR(RefreshLocked());
   }
+}
+
+namespace {
+// A heap block of `capacity` bytes as the allocator holds it: glibc's malloc adds an 8-byte
+// header and rounds to 16, so 16 more bounds it.
+std::size_t HeapBlock(std::size_t capacity) { return capacity == 0 ? 0 : capacity + 16; }
+// libstdc++ keeps up to 15 characters in the string itself.
+std::size_t StringHeap(const std::string& s) {
+  return s.capacity() > 15 ? HeapBlock(s.capacity() + 1) : 0;
+}
+std::size_t AttributesHeap(const std::vector<Attribute>& attrs) {
+  std::size_t n = HeapBlock(attrs.capacity() * sizeof(Attribute));
+  for (const Attribute& a : attrs) {
+    n += StringHeap(a.name);
+    if (const auto* v = std::get_if<std::string>(&a.value)) n += StringHeap(*v);
+  }
+  return n;
+}
+// The queue entry's fixed part (Ledger::Pending, the deque's slot) and the sender map's node.
+constexpr std::size_t kQueueEntryBytes = 512;
+}  // namespace
+
+std::size_t QueuedTxBytes(const SignedTransaction& stx, const Bytes& encoded) {
+  std::size_t n = kQueueEntryBytes + HeapBlock(encoded.capacity()) +
+                  HeapBlock(stx.public_key.capacity()) + HeapBlock(stx.signature.capacity()) +
+                  HeapBlock(stx.tx.ops.capacity() * sizeof(Operation));
+  for (const Operation& op : stx.tx.ops) {
+    if (const auto* c = std::get_if<CreateOp>(&op)) {
+      n += StringHeap(c->content_type) + HeapBlock(c->payload.capacity()) +
+           AttributesHeap(c->attributes);
+    } else if (const auto* u = std::get_if<UpdateOp>(&op)) {
+      n += StringHeap(u->content_type) + HeapBlock(u->payload.capacity()) + AttributesHeap(u->set) +
+           HeapBlock(u->unset.capacity() * sizeof(std::string));
+      for (const std::string& name : u->unset) n += StringHeap(name);
+    }
+  }
+  return n;
+}
+
+void Ledger::UnqueuedLocked(const Pending& p) {
+  // The entry's fixed part, with the deque's and the sender map's share, within what it counts.
+  static_assert(sizeof(Pending) + 128 <= kQueueEntryBytes);
+  queued_bytes_ -= std::min(queued_bytes_, p.memory);
+  auto it = queued_sender_bytes_.find(p.sender);
+  if (it == queued_sender_bytes_.end()) return;
+  it->second -= std::min(it->second, p.memory);
+  if (it->second == 0) queued_sender_bytes_.erase(it);
 }
 
 std::size_t Ledger::WaitingTxs() const {
@@ -1046,7 +1116,7 @@ Result<std::string> Ledger::ExplainCount(std::string_view text) {
 }
 
 Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
-  std::lock_guard<std::mutex> lock(mu_);
+  const std::unique_lock<std::mutex> lock = LockForWrite();
   VEIL_RETURN_IF_ERROR(RefreshLocked());
   const std::uint64_t lag = options_.limits.query.cursor_lifetime_blocks;
   const std::uint64_t head = state_.head.number;
@@ -1064,6 +1134,7 @@ Result<LedgerStats> Ledger::Stats() {
   s.head = state_.head.number;
   s.stored_entities = state_.stored_entities;
   s.queued_txs = queue_.size();
+  s.queued_bytes = queued_bytes_;
   VEIL_ASSIGN_OR_RETURN(s.live_entities, store_->LiveCount(s.head));
   return s;
 }
@@ -1100,17 +1171,19 @@ Status BadBlock(std::uint64_t n, const std::string& what) {
 }
 }  // namespace
 
-// Block n of the chain (VerifyChain): its header against its parent (*prev_hash), its
-// transactions (hashes, signatures, root, gas, the lookup receipts use) and its changes, which
-// extend the rolling change-set hash *changeset; *prev_hash becomes its hash.
-Status Ledger::VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* changeset) {
-  VEIL_ASSIGN_OR_RETURN(auto h, store_->GetBlock(n));
+// Block n of the chain (VerifyChain), read from `store`: its header against its parent
+// (*prev_hash), its transactions (hashes, signatures, root, gas, the lookup receipts use, within
+// blocks 1..head) and its changes, which extend the rolling change-set hash *changeset;
+// *prev_hash becomes its hash.
+Status Ledger::VerifyBlock(Store& store, std::uint64_t n, std::uint64_t head, Hash32* prev_hash,
+                           Hash32* changeset) const {
+  VEIL_ASSIGN_OR_RETURN(auto h, store.GetBlock(n));
   if (!h) return BadBlock(n, "missing");
   if (h->number != n || h->chain_id != options_.chain_id)
     return BadBlock(n, "wrong number or chain");
   if (BlockHash(*h) != h->hash) return BadBlock(n, "header hash mismatch");
   if (h->parent != *prev_hash) return BadBlock(n, "parent hash mismatch");
-  VEIL_ASSIGN_OR_RETURN(auto txs, store_->GetBlockTxs(n));
+  VEIL_ASSIGN_OR_RETURN(auto txs, store.GetBlockTxs(n));
   std::vector<Hash32> hashes;
   std::uint64_t gas = 0;
   for (const auto& t : txs) {
@@ -1125,7 +1198,7 @@ Status Ledger::VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* cha
   }
   // The lookup receipts use must lead to each transaction (SQLite: the block row's tx_hash
   // for its first and tx_index for the rest; PostgreSQL: txs.hash's index): one call a block.
-  VEIL_ASSIGN_OR_RETURN(const auto found, store_->LocateTxs(hashes, state_.head.number));
+  VEIL_ASSIGN_OR_RETURN(const auto found, store.LocateTxs(hashes, head));
   for (std::size_t i = 0; i < txs.size(); ++i) {
     if (i >= found.size() || !found[i] || found[i]->block != n || found[i]->index != txs[i].index) {
       return BadBlock(n,
@@ -1135,7 +1208,7 @@ Status Ledger::VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* cha
   if (TxRoot(hashes) != h->tx_root || txs.size() != h->tx_count || gas != h->gas_used) {
     return BadBlock(n, "transaction root mismatch");
   }
-  VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(n));
+  VEIL_ASSIGN_OR_RETURN(auto changes, store.GetBlockChanges(n));
   for (const auto& c : changes) *changeset = ChangeSetStep(*changeset, c);
   if (*changeset != h->changeset || changes.size() != h->change_count) {
     return BadBlock(n, "change-set hash mismatch");
@@ -1144,19 +1217,62 @@ Status Ledger::VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* cha
   return Status::Ok();
 }
 
+std::unique_lock<std::mutex> Ledger::LockForWrite() {
+  writers_waiting_.fetch_add(1, std::memory_order_relaxed);
+  std::unique_lock<std::mutex> lock(mu_);
+  writers_waiting_.fetch_sub(1, std::memory_order_relaxed);
+  return lock;
+}
+
+Status Ledger::VerifyStep(const std::function<Status(Store&)>& step) {
+  std::unique_ptr<Store> reader = TakeReader();
+  if (reader == nullptr) {
+    // Writers first: std::mutex is not fair, and a verify that takes the mutex again the moment
+    // it let go would starve the writer waiting for it. Up to 20 ms, so that a steady stream of
+    // writes cannot starve the verify either.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+    while (writers_waiting_.load(std::memory_order_relaxed) > 0 &&
+           std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    return step(*store_);
+  }
+  struct Lease {
+    Ledger* ledger;
+    std::unique_ptr<Store>* reader;
+    ~Lease() { ledger->ReturnReader(std::move(*reader)); }
+  } lease{this, &reader};
+  return step(*reader);
+}
+
+// A scan of the whole chain, in steps (VerifyStep): one block, or one batch of 256 entities, at
+// a time, each on a reader connection or under the writer's mutex for that step alone, so writes
+// go on between the steps. Blocks never change once written; entities may, while this runs, so
+// an entity updated in a block past the head verified so far sends the scan back to verify the
+// blocks written since (as when another node shares the store).
 Status Ledger::VerifyChain() {
-  std::lock_guard<std::mutex> lock(mu_);
-  VEIL_RETURN_IF_ERROR(RefreshLocked());
   Hash32 prev_hash{};
   Hash32 changeset{};
+  BlockHeader head;
+  // The database's head now, read from it: another process may write the chain while this runs
+  // (a node beside `veil-ledger verify-chain --store`, on SQLite as on PostgreSQL).
+  const auto load_head = [&](Store& store) -> Status {
+    VEIL_ASSIGN_OR_RETURN(const auto st, store.LoadState());
+    if (!st) return DataLoss("the store holds no chain");
+    head = st->head;
+    return Status::Ok();
+  };
   // Blocks next .. head, each against its parent and the change set so far, then the head's hash.
-  // Called again when the entity scan meets a block another node has written since.
   std::uint64_t next = 0;
-  auto verify_blocks = [&]() -> Status {
-    for (; next <= state_.head.number; ++next) {
-      VEIL_RETURN_IF_ERROR(VerifyBlockLocked(next, &prev_hash, &changeset));
+  const auto verify_blocks = [&]() -> Status {
+    VEIL_RETURN_IF_ERROR(VerifyStep(load_head));
+    for (; next <= head.number; ++next) {
+      VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store) {
+        return VerifyBlock(store, next, head.number, &prev_hash, &changeset);
+      }));
     }
-    if (prev_hash != state_.head.hash) return BadBlock(state_.head.number, "head hash mismatch");
+    if (prev_hash != head.hash) return BadBlock(head.number, "head hash mismatch");
     return Status::Ok();
   };
   VEIL_RETURN_IF_ERROR(verify_blocks());
@@ -1166,44 +1282,55 @@ Status Ledger::VerifyChain() {
   // entities share blocks).
   std::map<std::uint64_t, std::vector<Change>> block_changes;
   std::int64_t after = 0;
-  while (true) {
-    VEIL_ASSIGN_OR_RETURN(auto batch, store_->ScanEntities(after, 256));
-    if (batch.empty()) break;
-    for (const auto& e : batch) {
-      auto it = block_changes.find(e.updated_block);
-      if (it == block_changes.end()) {
-        if (e.updated_block > state_.head.number) {
-          // Another node sharing the store may have written it since the head was read: verify
-          // the blocks added since, then the entity against them. A block that is not there is
-          // a row beyond the chain.
-          VEIL_RETURN_IF_ERROR(RefreshLocked());
-          VEIL_RETURN_IF_ERROR(verify_blocks());
+  bool done = false;
+  while (!done) {
+    std::optional<std::pair<EntityKey, std::uint64_t>> beyond;  // an entity past the head
+    VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store) -> Status {
+      VEIL_ASSIGN_OR_RETURN(auto batch, store.ScanEntities(after, 256));
+      done = batch.empty();
+      for (const auto& e : batch) {
+        auto it = block_changes.find(e.updated_block);
+        if (it == block_changes.end()) {
+          if (e.updated_block > head.number) {
+            beyond.emplace(e.key, e.updated_block);
+            return Status::Ok();
+          }
+          if (block_changes.size() >= 64) block_changes.erase(block_changes.begin());
+          VEIL_ASSIGN_OR_RETURN(auto changes, store.GetBlockChanges(e.updated_block));
+          it = block_changes.emplace(e.updated_block, std::move(changes)).first;
         }
-        if (e.updated_block > state_.head.number) {
-          return DataLoss("entity " + ToHex(e.key) + ": updated in block " +
-                          std::to_string(e.updated_block) + ", beyond the head");
+        const Change* c = nullptr;
+        for (const Change& x : it->second) {
+          if (x.seq == e.last_change) c = &x;
         }
-        if (block_changes.size() >= 64) block_changes.erase(block_changes.begin());
-        VEIL_ASSIGN_OR_RETURN(auto changes, store_->GetBlockChanges(e.updated_block));
-        it = block_changes.emplace(e.updated_block, std::move(changes)).first;
+        if (c == nullptr || c->key != e.key) {
+          return DataLoss("entity " + ToHex(e.key) + ": no matching change");
+        }
+        if (EntityHash(e) != c->entity_hash) {
+          return BadBlock(c->block, "entity " + ToHex(e.key) + " does not match change " +
+                                        std::to_string(c->seq));
+        }
+        after = e.id;
       }
-      const Change* c = nullptr;
-      for (const Change& x : it->second) {
-        if (x.seq == e.last_change) c = &x;
-      }
-      if (c == nullptr || c->key != e.key) {
-        return DataLoss("entity " + ToHex(e.key) + ": no matching change");
-      }
-      if (EntityHash(e) != c->entity_hash) {
-        return BadBlock(c->block, "entity " + ToHex(e.key) + " does not match change " +
-                                      std::to_string(c->seq));
-      }
-      after = e.id;
+      return Status::Ok();
+    }));
+    if (!beyond) continue;
+    // Written since the head was read (by this node or another sharing the store): verify the
+    // blocks added since, then the entity against them. A block that is not there is a row
+    // beyond the chain.
+    VEIL_RETURN_IF_ERROR(verify_blocks());
+    if (beyond->second > head.number) {
+      return DataLoss("entity " + ToHex(beyond->first) + ": updated in block " +
+                      std::to_string(beyond->second) + ", beyond the head");
     }
   }
   // The counter that counts and LiveCount start from must count the rows there are (both read
-  // in one snapshot: another node may write while this runs).
-  VEIL_ASSIGN_OR_RETURN(const Store::StoredRows stored, store_->CountStoredRows());
+  // in one snapshot: a writer may commit while this runs).
+  Store::StoredRows stored;
+  VEIL_RETURN_IF_ERROR(VerifyStep([&](Store& store) -> Status {
+    VEIL_ASSIGN_OR_RETURN(stored, store.CountStoredRows());
+    return Status::Ok();
+  }));
   if (stored.counted != stored.rows) {
     return DataLoss("the chain's counters hold " + std::to_string(stored.counted) +
                     " stored entities, the entity table " + std::to_string(stored.rows));

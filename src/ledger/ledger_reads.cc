@@ -35,7 +35,10 @@ std::unique_ptr<Store> Ledger::TakeReader() {
   // OpenReader reads only the store's options, so it may run beside a write on store_.
   auto opened = store_->OpenReader();
   lock.lock();
-  if (opened.ok()) return std::move(opened).value();
+  if (opened.ok()) {
+    (*opened)->SetReadBudget(ReadBudgetOf());
+    return std::move(opened).value();
+  }
   --readers_.open;
   // A store that has none says so once; any other failure (the database refusing a connection)
   // leaves this read, and those of the next second, to the writer's connection.

@@ -1427,7 +1427,40 @@ class PostgresStore final : public Store {
     return a;
   }
 
+  void SetReadBudget(const ReadBudget& budget) override {
+    budget_ = budget;
+    budget_sql_ =
+        "SELECT set_config('statement_timeout', '" + std::to_string(budget.max_ms) + "', true)";
+  }
+
+  // The read budget (ReadBudget::max_ms) over one filtered read: while it lives, every statement
+  // the read sends goes in a pipeline behind a transaction-local statement_timeout (AddBudgetStep;
+  // the pipeline's Sync ends the implicit transaction and the setting, so writes and the other
+  // reads on the session run without it). A statement stopped by it (SQLSTATE 57014) is
+  // WorkBudgetExceeded (ResultError); Map names the budget.
+  class BudgetScope {
+   public:
+    explicit BudgetScope(PostgresStore& s) : s_(s) { s_.budget_armed_ = s_.budget_.max_ms > 0; }
+    ~BudgetScope() { s_.budget_armed_ = false; }
+    BudgetScope(const BudgetScope&) = delete;
+    BudgetScope& operator=(const BudgetScope&) = delete;
+    template <typename T>
+    Result<T> Map(Result<T> read) const {
+      if (read.ok() || !IsWorkBudgetExceeded(read.status())) return read;
+      return WorkBudgetExceeded(std::to_string(s_.budget_.max_ms) +
+                                " ms for a statement on PostgreSQL");
+    }
+
+   private:
+    PostgresStore& s_;
+  };
+
   Result<StorePage> Query(const QueryRequest& r) override {
+    BudgetScope budget(*this);
+    return budget.Map(QueryRead(r));
+  }
+
+  Result<StorePage> QueryRead(const QueryRequest& r) {
     StorePage page;
     bool lacks_copy = false;
     VEIL_ASSIGN_OR_RETURN(page.entities, QueryRows(r, AttrSource::kRowCopy, &lacks_copy));
@@ -1448,6 +1481,12 @@ class PostgresStore final : public Store {
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
+    BudgetScope budget(*this);
+    return budget.Map(CountRead(filter, at_block, cap));
+  }
+
+  Result<StoreCount> CountRead(const query::Expr& filter, std::uint64_t at_block,
+                               std::uint64_t cap) {
     VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
     // Planned per call, a range's count too: D's test of liveness (an OR of two inequalities on
     // the expiry and creation columns) is a scan of every entity in a generic plan, which
@@ -1533,6 +1572,11 @@ class PostgresStore final : public Store {
   }
 
   Result<std::string> Explain(const QueryRequest& r) override {
+    BudgetScope budget(*this);
+    return budget.Map(ExplainRead(r));
+  }
+
+  Result<std::string> ExplainRead(const QueryRequest& r) {
     std::vector<sql::Driver> drivers;
     if (r.filter != nullptr) drivers = sql::Drivers(*r.filter);
     const auto range = sql::WalkDriver(drivers);
@@ -1574,8 +1618,12 @@ class PostgresStore final : public Store {
 
   Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
                                    std::uint64_t cap) override {
-    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
-    return ExplainCompiled(c);  // planned for its values, as Count runs it
+    // The driver's choice runs the drivers' capped counts, as Count does.
+    BudgetScope budget(*this);
+    return budget.Map([&]() -> Result<std::string> {
+      VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
+      return ExplainCompiled(c);  // planned for its values, as Count runs it
+    }());
   }
 
   Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) override {
@@ -1815,6 +1863,13 @@ class PostgresStore final : public Store {
 
   // Runs after (re)connecting: session settings, schema, the write statements.
   Status Setup() {
+    // A reconnect inside a budgeted read sets the session up without the read's budget.
+    struct Unarm {
+      bool& armed;
+      bool was = armed;
+      ~Unarm() { armed = was; }
+    } unarm{budget_armed_};
+    budget_armed_ = false;
     broken_ = true;  // until setup completes
     if (PQstatus(conn_) != CONNECTION_OK) return ConnectionError("connect");
     PQsetNoticeProcessor(
@@ -2201,6 +2256,10 @@ class PostgresStore final : public Store {
                              std::strcmp(state, "22P05") == 0)) {
       return InvalidArgument("query: " + m);
     }
+    // query_canceled: the read's statement_timeout (BudgetScope; nothing else cancels ours).
+    if (state != nullptr && std::strcmp(state, "57014") == 0) {
+      return WorkBudgetExceeded("PostgreSQL statement_timeout");
+    }
     return Internal("postgres: " + m);
   }
 
@@ -2212,6 +2271,18 @@ class PostgresStore final : public Store {
   }
   Result<ResultPtr> ExecOnSession(const std::string& sql, const std::vector<PgParam>& params,
                                   bool binary) {
+    if (budget_armed_ && binary) {
+      std::vector<Step> steps;
+      AddBudgetStep(&steps);
+      steps.emplace_back();
+      steps.back().sql = sql.c_str();
+      steps.back().params = params;
+      std::vector<ResultPtr> results;
+      PipelineError err;
+      VEIL_ASSIGN_OR_RETURN(const bool ok, RunPipeline(steps, &results, &err));
+      if (ok) return std::move(results.back());
+      return ReadFailure(results, err);
+    }
     ParamArrays a(params);
     ++round_trips_;
     ResultPtr r(PQexecParams(conn_, sql.c_str(), static_cast<int>(params.size()), a.types.data(),
@@ -2273,6 +2344,7 @@ class PostgresStore final : public Store {
     }
     const std::size_t before_at = steps.size();
     if (before != nullptr) steps.push_back(std::move(*before));
+    AddBudgetStep(&steps);
     if (generic) {
       steps.emplace_back();
       steps.back().sql = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
@@ -2285,6 +2357,13 @@ class PostgresStore final : public Store {
     if (ok && before != nullptr) *before_result = std::move(results[before_at]);
     if (ok) return std::move(results.back());
     return ReadFailure(results, err);
+  }
+
+  // Within a BudgetScope: the statement that bounds the statements after it in the pipeline.
+  void AddBudgetStep(std::vector<Step>* steps) const {
+    if (!budget_armed_) return;
+    steps->emplace_back();
+    steps->back().sql = budget_sql_.c_str();
   }
 
   // Query shapes vary (filters); the cache of prepared reads is bounded: when the statements
@@ -2325,7 +2404,7 @@ class PostgresStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(const std::string name, Prepared(sql, params));
     // Without parameters there is only the generic plan.
     const bool generic = (reader_ || force_generic) && !params.empty();
-    if (carry || generic) {
+    if (carry || generic || budget_armed_) {
       Step read;
       read.name = name;
       read.params = params;
@@ -3224,6 +3303,9 @@ class PostgresStore final : public Store {
   std::size_t one_statement_shapes_ = 0;
   std::uint64_t round_trips_ = 0;  // RoundTrips()
   bool carry_state_ = false;       // CarryStateWithNextRead: the next read carries the state
+  ReadBudget budget_;
+  std::string budget_sql_;     // AddBudgetStep's statement
+  bool budget_armed_ = false;  // inside a BudgetScope
   // (block, expired entities not yet swept at it) as of this connection's last count.
   std::optional<std::pair<std::uint64_t, std::uint64_t>> backlog_;
   ResultPtr carried_;  // the state's result from the read that carried it

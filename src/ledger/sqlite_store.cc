@@ -514,8 +514,50 @@ class SqliteStore final : public Store {
     bool probe_rest = true;
   };
 
+  void SetReadBudget(const ReadBudget& budget) override { budget_ = budget; }
+
+  // The read budget (ReadBudget::max_steps) over one filtered read: while it lives, SQLite calls
+  // OnProgress every kStepsPerCheck virtual machine instructions, which interrupts the running
+  // statement (SQLITE_INTERRUPT) once the read has used its steps; Map then turns the read's
+  // error into WorkBudgetExceeded. Declared after the read's ReadSnapshot, so it is gone before
+  // the snapshot's COMMIT runs.
+  static constexpr int kStepsPerCheck = 1000;
+  class BudgetScope {
+   public:
+    explicit BudgetScope(SqliteStore& s) : s_(s) {
+      s_.steps_ = 0;
+      s_.over_budget_ = false;
+      if (s_.budget_.max_steps > 0) {
+        sqlite3_progress_handler(s_.db_, kStepsPerCheck, &SqliteStore::OnProgress, &s_);
+      }
+    }
+    ~BudgetScope() { sqlite3_progress_handler(s_.db_, 0, nullptr, nullptr); }
+    BudgetScope(const BudgetScope&) = delete;
+    BudgetScope& operator=(const BudgetScope&) = delete;
+    template <typename T>
+    Result<T> Map(Result<T> read) const {
+      if (!s_.over_budget_) return read;
+      return WorkBudgetExceeded(std::to_string(s_.budget_.max_steps) + " SQLite steps");
+    }
+
+   private:
+    SqliteStore& s_;
+  };
+  static int OnProgress(void* p) {
+    auto* s = static_cast<SqliteStore*>(p);
+    s->steps_ += kStepsPerCheck;
+    if (s->steps_ <= s->budget_.max_steps) return 0;
+    s->over_budget_ = true;
+    return 1;
+  }
+
   Result<StorePage> Query(const QueryRequest& r) override {
     ReadSnapshot snapshot(*this);
+    BudgetScope budget(*this);
+    return budget.Map(QueryRead(r));
+  }
+
+  Result<StorePage> QueryRead(const QueryRequest& r) {
     std::uint64_t scanned = 0;
     VEIL_ASSIGN_OR_RETURN(Plan plan, ChoosePlan(r, &scanned));
     StorePage page;
@@ -695,6 +737,12 @@ class SqliteStore final : public Store {
 
   Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
                            std::uint64_t cap) override {
+    BudgetScope budget(*this);
+    return budget.Map(CountRead(filter, at_block, cap));
+  }
+
+  Result<StoreCount> CountRead(const query::Expr& filter, std::uint64_t at_block,
+                               std::uint64_t cap) {
     std::uint64_t scanned = 0;
     bool driven = false;
     VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap, &scanned, &driven));
@@ -789,6 +837,11 @@ class SqliteStore final : public Store {
 
   Result<std::string> Explain(const QueryRequest& r) override {
     ReadSnapshot snapshot(*this);
+    BudgetScope budget(*this);
+    return budget.Map(ExplainRead(r));
+  }
+
+  Result<std::string> ExplainRead(const QueryRequest& r) {
     std::uint64_t scanned = 0;
     VEIL_ASSIGN_OR_RETURN(Plan plan, ChoosePlan(r, &scanned));
     std::string out;
@@ -806,10 +859,14 @@ class SqliteStore final : public Store {
   Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
                                    std::uint64_t cap) override {
     ReadSnapshot snapshot(*this);
-    std::uint64_t scanned = 0;
-    bool driven = false;
-    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap, &scanned, &driven));
-    return ExplainCompiled(c);
+    BudgetScope budget(*this);
+    return budget.Map([&]() -> Result<std::string> {
+      std::uint64_t scanned = 0;
+      bool driven = false;
+      VEIL_ASSIGN_OR_RETURN(const Compiled c,
+                            CompileCount(filter, at_block, cap, &scanned, &driven));
+      return ExplainCompiled(c);
+    }());
   }
 
   Result<std::string> ExplainCompiled(const Compiled& c) {
@@ -1478,6 +1535,9 @@ class SqliteStore final : public Store {
   sqlite3* db_;
   SqliteOptions options_;
   bool reader_ = false;
+  ReadBudget budget_;
+  std::uint64_t steps_ = 0;   // the current read's instructions, as OnProgress counted them
+  bool over_budget_ = false;  // the current read was interrupted for its budget
   // Account id -> address, as ResolveAccounts read them (bounded: cleared when full).
   static constexpr std::size_t kAccountCacheSize = 4096;
   std::unordered_map<std::int64_t, Address> account_cache_;

@@ -14,6 +14,7 @@ namespace veil::ledger {
 namespace {
 constexpr std::string_view kHeadConflictPrefix = "chain head moved";
 constexpr std::string_view kNonceReplayed = "nonce already used (replay)";
+constexpr std::string_view kWorkBudgetPrefix = "query exceeded its work budget";
 // Bounds for decoding a stored attribute copy: structure only, wide enough for any Limits
 // profile.
 constexpr std::size_t kMaxStoredAttributes = 1024;
@@ -29,6 +30,15 @@ bool IsNonceReplayed(const Status& s) {
 
 Status HeadConflict(const std::string& detail) {
   return Unavailable(std::string(kHeadConflictPrefix) + ": " + detail);
+}
+
+Status WorkBudgetExceeded(const std::string& detail) {
+  return ResourceExhausted(std::string(kWorkBudgetPrefix) + " (" + detail +
+                           "); narrow the filter with a predicate an index serves");
+}
+
+bool IsWorkBudgetExceeded(const Status& s) {
+  return s.code() == Code::kResourceExhausted && s.message().rfind(kWorkBudgetPrefix, 0) == 0;
 }
 
 std::uint64_t ReturnedBytes(const Entity& e) {

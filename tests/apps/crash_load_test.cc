@@ -80,7 +80,8 @@ void StopMidStream(int sig) {
   ASSERT_GT(acked.load(), 0u) << "no transaction landed before the kill";
 
   ServerProcess again;
-  ASSERT_TRUE(again.Start(dir, {"--store", store})) << again.Log();
+  // arkiv_verifyChain is an operator's call: served only with --operator-rpc.
+  ASSERT_TRUE(again.Start(dir, {"--store", store, "--operator-rpc"})) << again.Log();
   auto api = ConnectRemote(again.url());
   ASSERT_TRUE(api.ok());
   const auto counts = CountByMarker(**api, "marker >= 0", "marker");
@@ -117,7 +118,8 @@ TEST(Load, ConcurrentClientsLoseAndDuplicateNothing) {
   constexpr int kPerThread = 250;
   const auto dir = TempDir("load");
   ServerProcess server;
-  ASSERT_TRUE(server.Start(dir, {"--store", "sqlite:" + (dir / "chain.db").string()}))
+  ASSERT_TRUE(
+      server.Start(dir, {"--store", "sqlite:" + (dir / "chain.db").string(), "--operator-rpc"}))
       << server.Log();
   std::mutex mu;
   std::vector<double> latencies_ms;

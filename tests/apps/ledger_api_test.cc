@@ -1,13 +1,20 @@
 // One behaviour suite for LedgerApi, run against the in-process ledger (LocalLedger) and against
 // a node over HTTP (RemoteLedger -> in-process Node on 127.0.0.1, SQLite in memory): create,
 // update, extend, transfer, delete, queries with cursors, counts, receipts, blocks, failures.
+// NodeLimits: what one client address may take of a node (ClientLimits), from two source
+// addresses on the loopback.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "apps_test_util.h"
 #include "veil/ledger/api.h"
 #include "veil/ledger/json.h"
+#include "veil/net/error_map.h"
 
 namespace veil::ledger_node::testing {
 namespace {
@@ -137,7 +144,16 @@ TEST_P(LedgerApiTest, EntityLifecycle) {
   ASSERT_TRUE(acct.ok());
   EXPECT_EQ(acct->tx_nonce, 4u);  // the failed delete did not consume a nonce
   EXPECT_EQ(acct->create_nonce, 1u);
-  EXPECT_TRUE(api_->VerifyChain().ok());
+  if (GetParam() == Mode::kLocal) {
+    EXPECT_TRUE(api_->VerifyChain().ok());
+  } else {
+    // An operator's call, which a node serves only when started with operator_rpc; the
+    // operator's own path (the ledger beside the node) verifies.
+    const Status refused = api_->VerifyChain();
+    EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused.ToString();
+    EXPECT_NE(refused.message().find("operator"), std::string::npos) << refused.ToString();
+    EXPECT_TRUE(node_->ledger().VerifyChain().ok());
+  }
 }
 
 TEST_P(LedgerApiTest, ReceiptsAndBlocks) {
@@ -284,6 +300,175 @@ INSTANTIATE_TEST_SUITE_P(Apis, LedgerApiTest, ::testing::Values(Mode::kLocal, Mo
                          [](const auto& i) {
                            return i.param == Mode::kLocal ? "Local" : "Remote";
                          });
+
+// POSTs a JSON-RPC body to the node at `port` on 127.0.0.1 from the source address `from` (any
+// 127/8 address: the loopback answers from all of them, so one host is several clients) and
+// returns the parsed reply body.
+nlohmann::json PostFrom(const char* from, int port, const std::string& body) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in src{};
+  src.sin_family = AF_INET;
+  ::inet_pton(AF_INET, from, &src.sin_addr);
+  sockaddr_in dst{};
+  dst.sin_family = AF_INET;
+  dst.sin_port = htons(static_cast<std::uint16_t>(port));
+  dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0 ||
+      ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0) {
+    ::close(fd);
+    ADD_FAILURE() << "cannot connect from " << from;
+    return nullptr;
+  }
+  const std::string request =
+      "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: "
+      "close\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  std::size_t sent = 0;
+  while (sent < request.size()) {
+    const auto n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<std::size_t>(n);
+  }
+  std::string reply;
+  char buf[65536];
+  while (true) {
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    reply.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  const auto head_end = reply.find("\r\n\r\n");
+  if (head_end == std::string::npos) {
+    ADD_FAILURE() << "no HTTP reply";
+    return nullptr;
+  }
+  return nlohmann::json::parse(reply.substr(head_end + 4), nullptr, false);
+}
+
+nlohmann::json Request(int id, const std::string& method, const nlohmann::json& params) {
+  nlohmann::json r = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) r["params"] = params;
+  return r;
+}
+
+// A reply's JSON-RPC error code, 0 when it has none.
+int ErrorCode(const nlohmann::json& reply) {
+  if (!reply.is_object() || !reply.contains("error") || !reply["error"].is_object()) return 0;
+  return reply["error"].value("code", 0);
+}
+
+// A reply's result, null when it has none.
+nlohmann::json ResultOf(const nlohmann::json& reply) {
+  if (!reply.is_object() || !reply.contains("result")) return nullptr;
+  return reply["result"];
+}
+bool IsPending(const nlohmann::json& reply) {
+  const nlohmann::json r = ResultOf(reply);
+  return r.is_object() && r.value("pending", false);
+}
+
+// A node holding 4,000 entities, for reads that cost something.
+std::unique_ptr<Node> StartFilledNode(NodeOptions o) {
+  auto n = Node::Start(std::move(o));
+  EXPECT_TRUE(n.ok()) << n.status().ToString();
+  if (!n.ok()) return nullptr;
+  Wallet w;
+  for (int t = 0; t < 20; ++t) {
+    std::vector<ledger::Operation> ops;
+    for (int i = 0; i < 200; ++i) {
+      ops.push_back(Create(100'000, {Attribute::Num("n", static_cast<std::uint64_t>(t * 200 + i)),
+                                     Attribute::Str("s", "v" + std::to_string(i))}));
+    }
+    auto r = (*n)->ledger().Submit(Sign(w, ops));
+    EXPECT_TRUE(r.ok() && r->status.ok());
+  }
+  return std::move(*n);
+}
+
+// A batch of expensive reads (filters no index drives, each walking every entity) from one
+// address: the first calls spend that client's read budget and most of the batch is
+// refused (-32005, retry later), as is its next request; a second address, with a budget of its
+// own, is served the same batch meanwhile.
+TEST(NodeLimits, ABatchOfExpensiveReadsIsRefusedPerClient) {
+  NodeOptions o;
+  o.store = "sqlite::memory:";
+  // A few milliseconds' burst: each of these reads takes milliseconds (more under sanitizers).
+  o.clients.read_ms_per_second = std::chrono::milliseconds(10);
+  o.clients.read_burst = std::chrono::milliseconds(20);
+  auto node = StartFilledNode(o);
+  ASSERT_NE(node, nullptr);
+  std::string heavy = "NOT (n >= 0)";
+  for (int i = 0; i < 40; ++i) heavy += " && NOT (s ~ \"x" + std::to_string(i) + "*\")";
+  nlohmann::json batch = nlohmann::json::array();
+  for (int i = 0; i < 100; ++i) {
+    batch.push_back(Request(i, i % 2 ? "arkiv_query" : "arkiv_getEntityCount",
+                            i % 2 ? nlohmann::json{heavy} : nlohmann::json{{{"query", heavy}}}));
+  }
+  const auto served_and_refused = [&](const char* from) {
+    const nlohmann::json reply = PostFrom(from, node->port(), batch.dump());
+    EXPECT_TRUE(reply.is_array()) << reply.dump();
+    std::pair<int, int> out{0, 0};
+    if (!reply.is_array()) return out;
+    for (const auto& r : reply) {
+      if (r.contains("result")) {
+        ++out.first;
+      } else {
+        EXPECT_EQ(ErrorCode(r), net::kJsonRpcResourceExhausted) << r.dump();
+        EXPECT_NE(r.dump().find("read budget"), std::string::npos) << r.dump();
+        ++out.second;
+      }
+    }
+    return out;
+  };
+  const auto [served1, refused1] = served_and_refused("127.0.0.1");
+  EXPECT_GE(served1, 1);
+  EXPECT_GE(refused1, 50) << served1 << " served";
+  // The same client's next request waits for its budget; another client's does not.
+  const nlohmann::json again =
+      PostFrom("127.0.0.1", node->port(), Request(1, "arkiv_blockNumber", nullptr).dump());
+  EXPECT_EQ(ErrorCode(again), net::kJsonRpcResourceExhausted) << again.dump();
+  const nlohmann::json other =
+      PostFrom("127.0.0.2", node->port(), Request(1, "arkiv_blockNumber", nullptr).dump());
+  EXPECT_EQ(ResultOf(other), 20) << other.dump();
+  const auto [served2, refused2] = served_and_refused("127.0.0.2");
+  EXPECT_GE(served2, 1);
+  EXPECT_GE(refused2, 50) << served2 << " served";
+  EXPECT_TRUE(node->Stop().ok());
+}
+
+// Timed mode: one address's transactions waiting for a block are bounded in bytes, fresh keys
+// or not; another address still queues; after a block the room comes back.
+TEST(NodeLimits, QueuedBytesAreBoundedPerClient) {
+  Wallet probe_wallet;
+  const std::size_t tx_bytes = Sign(probe_wallet, {Create(1000, {}, Bytes(10'000, 1))}).size();
+  NodeOptions o;
+  o.store = "sqlite::memory:";
+  o.block_time = std::chrono::hours(1);  // blocks only when the test seals one
+  o.clients.max_queued_bytes = 3 * tx_bytes + tx_bytes / 2;
+  auto n = Node::Start(o);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  auto& node = *n;
+  const auto send = [&](const char* from) {
+    Wallet fresh;  // a new key each time: the sender bound does not apply
+    const Bytes tx = Sign(fresh, {Create(1000, {}, Bytes(10'000, 1))});
+    EXPECT_EQ(tx.size(), tx_bytes);
+    return PostFrom(from, node->port(),
+                    Request(1, "arkiv_sendTransaction", {"0x" + ledger::ToHex(tx)}).dump());
+  };
+  for (int i = 0; i < 3; ++i) {
+    const auto r = send("127.0.0.1");
+    EXPECT_TRUE(IsPending(r)) << r.dump();
+  }
+  const auto refused = send("127.0.0.1");
+  EXPECT_EQ(ErrorCode(refused), net::kJsonRpcResourceExhausted) << refused.dump();
+  EXPECT_TRUE(IsPending(send("127.0.0.2")));
+  EXPECT_EQ(node->ledger().Stats()->queued_txs, 4u);
+  auto sealed = node->Seal();
+  ASSERT_TRUE(sealed.ok()) << sealed.status().ToString();
+  EXPECT_EQ(sealed->receipts.size(), 4u);
+  EXPECT_TRUE(IsPending(send("127.0.0.1")));
+  EXPECT_TRUE(node->Stop().ok());
+}
 
 void ExpectSamePage(const ledger::QueryPage& a, const ledger::QueryPage& b) {
   EXPECT_EQ(a.entities, b.entities);

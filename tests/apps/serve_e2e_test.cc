@@ -58,7 +58,10 @@ class ServeTest : public ::testing::Test {
   void SetUp() override {
     dir_ = TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
     db_ = (dir_ / "chain.db").string();
-    ASSERT_TRUE(server_.Start(dir_, {"--store", "sqlite:" + db_})) << server_.Log();
+    // --operator-rpc: arkiv_verifyChain is served (BadInput... verifies the chain through it);
+    // EveryMethod... checks that a node started without it refuses the call.
+    ASSERT_TRUE(server_.Start(dir_, {"--store", "sqlite:" + db_, "--operator-rpc"}))
+        << server_.Log();
     net::HttpClientOptions o;
     o.base_url = server_.url();
     auto c = net::JsonRpcClient::Create(o);
@@ -147,6 +150,24 @@ TEST_F(ServeTest, EveryMethodThenGracefulStopAndInspect) {
 
   EXPECT_EQ(server_.Signal(SIGTERM), 0) << server_.Log();
   EXPECT_NE(server_.Log().find("\"msg\":\"stopped\""), std::string::npos);
+
+  // Without --operator-rpc the node refuses arkiv_verifyChain, naming the operator's paths, and
+  // the CLI through it fails; on the store it verifies.
+  {
+    ServerProcess plain;
+    ASSERT_TRUE(plain.Start(dir_, {"--store", "sqlite:" + db_})) << plain.Log();
+    net::HttpClientOptions o;
+    o.base_url = plain.url();
+    auto c = net::JsonRpcClient::Create(o);
+    ASSERT_TRUE(c.ok());
+    auto refused = c->Call("arkiv_verifyChain", nullptr, net::Idempotency::kIdempotent);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.status().code(), Code::kPermissionDenied);
+    EXPECT_NE(refused.status().message().find("verify-chain --store"), std::string::npos)
+        << refused.status().ToString();
+    EXPECT_EQ(RunCli({"verify-chain", "--rpc", plain.url()}, &out), 1) << out;
+    EXPECT_EQ(plain.Signal(SIGTERM), 0) << plain.Log();
+  }
 
   // The inspection verbs straight on the store, after the stop.
   const std::string store = "sqlite:" + db_;

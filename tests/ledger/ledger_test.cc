@@ -39,6 +39,20 @@
 
 #include "veil/base/encoding.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define VEIL_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VEIL_TEST_ASAN 1
+#endif
+#endif
+#ifdef VEIL_TEST_ASAN
+// The sanitizer runtime's count (sanitizer/allocator_interface.h, which g++ 12 does not ship).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#else
+#include <malloc.h>
+#endif
+
 namespace veil::ledger {
 namespace {
 
@@ -209,6 +223,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     // Reads on reader connections wherever the store has them (a file, PostgreSQL), so every
     // read test covers them; SqliteMemory covers reads on the writer's connection.
     o.read_connections = GetParam().kind == BackendKind::kSqliteMemory ? 0 : 2;
+    if (read_connections_) o.read_connections = *read_connections_;
     return Ledger::Open(std::move(store), o);
   }
 
@@ -330,6 +345,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   std::string schema_;
   std::string pg_session_options_;
   std::size_t pg_block_shapes_ = 0;
+  std::optional<std::size_t> read_connections_;  // set: LedgerOptions::read_connections
   int sqlite_page_size_ = SqliteOptions{}.page_size;
   Limits limits_;
   std::atomic<std::uint64_t> clock_ = 1000;
@@ -2108,6 +2124,184 @@ TEST_P(LedgerTest, TimedModeQueuesAndReportsFailures) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
 }
 
+// A filter no index can drive (a NOT at the top, an OR with a branch no index serves,
+// `$contentType` alone) walks every entity, and each of its predicates probes each row: with a
+// small work budget such reads are stopped with WorkBudgetExceeded (kResourceExhausted) on every
+// backend, Query, Count and ExplainCount alike, and the same reads pass within the default
+// budget (the budget stopped them, not the filter).
+TEST_P(LedgerTest, UndrivenReadsStopAtTheWorkBudget) {
+  limits_.query.max_read_steps = 5'000;
+  limits_.query.max_read_ms = 1;
+  Open();
+  Wallet w;
+  for (int t = 0; t < 20; ++t) {
+    std::vector<Operation> ops;
+    for (int i = 0; i < 200; ++i) {
+      ops.push_back(Create(100'000, {Attribute::Num("n", static_cast<std::uint64_t>(t * 200 + i)),
+                                     Attribute::Str("s", "v" + std::to_string(i))}));
+    }
+    ASSERT_TRUE(Submit(w, ops).status.ok());
+  }
+  std::string heavy = "NOT (n >= 0)";
+  for (int i = 0; i < 40; ++i) heavy += " && NOT (s ~ \"x" + std::to_string(i) + "*\")";
+  // PostgreSQL bounds time, so its cases are the ones that take many milliseconds at 4,000
+  // entities (a probe a row and predicate); SQLite counts steps and stops every walk.
+  std::vector<std::string> undriven = {heavy, "NOT (n >= 0)"};
+  if (!IsPostgres()) {
+    undriven.push_back("n = 7 || $contentType = \"text/none\"");
+    undriven.push_back("$contentType = \"text/none\"");
+  }
+  for (const std::string& q : undriven) {
+    auto page = ledger_->Query(q);
+    ASSERT_FALSE(page.ok()) << q;
+    EXPECT_EQ(page.status().code(), Code::kResourceExhausted) << page.status().ToString();
+    EXPECT_TRUE(IsWorkBudgetExceeded(page.status())) << page.status().ToString();
+    auto count = ledger_->Count(q);
+    ASSERT_FALSE(count.ok()) << q;
+    EXPECT_TRUE(IsWorkBudgetExceeded(count.status())) << count.status().ToString();
+  }
+  // SQLite counts steps, so a read an index serves passes the same small budget.
+  if (!IsPostgres()) {
+    EXPECT_EQ(CountOf("n = 7"), 1u);
+    EXPECT_EQ(Keys("n = 7").size(), 1u);
+  }
+  // The ledger goes on: the budget is per read, and writes have none.
+  MustCreate(w, Create(100'000, {Attribute::Num("n", 4000)}));
+  if (!GetParam().persistent) return;  // (reopening an in-memory store starts a new chain)
+  // The same on the writer's connection (no readers): the budget stops the read there too, and
+  // the session's writes and unbudgeted reads go on after it.
+  read_connections_ = 0;
+  Open();
+  auto stopped = ledger_->Count(heavy);
+  EXPECT_TRUE(IsWorkBudgetExceeded(stopped.status())) << stopped.status().ToString();
+  const EntityKey after_stop = MustCreate(w, Create(100'000, {Attribute::Num("n", 4001)}));
+  EXPECT_TRUE(Get(after_stop).has_value());
+  EXPECT_TRUE(ledger_->VerifyChain().ok());  // statements of many milliseconds, unbudgeted
+  read_connections_.reset();
+  limits_.query.max_read_steps = QueryLimits{}.max_read_steps;
+  limits_.query.max_read_ms = QueryLimits{}.max_read_ms;
+  Open();
+  for (const std::string& q : undriven) {
+    const std::uint64_t matches = q.rfind("n = 7", 0) == 0 ? 1 : 0;
+    auto page = ledger_->Query(q);
+    ASSERT_TRUE(page.ok()) << q << ": " << page.status().ToString();
+    EXPECT_EQ(page->entities.size(), matches) << q;
+    EXPECT_EQ(CountOf(q), matches) << q;
+  }
+  EXPECT_EQ(CountOf("n = 7 || $contentType = \"application/octet-stream\""), 4002u);
+}
+
+// The timed mode's queue is bounded by the memory its transactions hold, per sender and in
+// all: a transaction past either bound is refused whole (kUnavailable, nothing of it queued),
+// fresh keys do not get past the total, and once a block takes the queue the room comes back.
+TEST_P(LedgerTest, TimedQueueIsBoundedInBytesPerSenderAndInAll) {
+  Wallet a, b, c;
+  // Transactions of one shape: each holds the same memory.
+  const auto tx_of = [&](Wallet& w, std::uint64_t nonce) {
+    return Sign(w, {Create(1000, {Attribute::Str("s", "x")}, Bytes(20'000, 7))}, nonce);
+  };
+  const Bytes probe = tx_of(a, 0);
+  auto decoded = Decode(probe, limits_);
+  ASSERT_TRUE(decoded.ok());
+  const std::size_t one = QueuedTxBytes(*decoded, Bytes(probe.begin(), probe.end()));
+  EXPECT_GT(one, 2 * 20'000u);  // the encoding and the decoded payload
+  limits_.queue.max_sender_bytes = 3 * one + one / 2;
+  limits_.queue.max_bytes = 5 * one + one / 2;
+  Open(BlockMode::kTimed);
+  const auto expect_refused = [&](const Bytes& tx, const std::string& why) {
+    auto r = ledger_->Submit(tx);
+    ASSERT_FALSE(r.ok()) << why;
+    EXPECT_EQ(r.status().code(), Code::kUnavailable) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status().ToString();
+  };
+  for (std::uint64_t n = 0; n < 3; ++n) {
+    auto r = ledger_->Submit(tx_of(a, n));
+    ASSERT_TRUE(r.ok() && r->pending) << r.status().ToString();
+  }
+  expect_refused(tx_of(a, 3), "for this sender");
+  EXPECT_EQ(ledger_->Stats()->queued_bytes, 3 * one);
+  for (std::uint64_t n = 0; n < 2; ++n) {
+    auto r = ledger_->Submit(tx_of(b, n));
+    ASSERT_TRUE(r.ok() && r->pending) << r.status().ToString();
+  }
+  expect_refused(tx_of(c, 0), "transaction queue full");  // a fresh key: the total holds
+  auto stats = ledger_->Stats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->queued_txs, 5u);
+  EXPECT_EQ(stats->queued_bytes, 5 * one);
+  auto sealed = ledger_->SealBlock();
+  ASSERT_TRUE(sealed.ok());
+  EXPECT_EQ(sealed->receipts.size(), 5u);
+  for (const auto& r : sealed->receipts) EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(ledger_->Stats()->queued_bytes, 0u);
+  // The room is back: the refused transactions go in now, and land.
+  for (const Bytes& tx : {tx_of(c, 0), tx_of(a, 3)}) {
+    auto r = ledger_->Submit(tx);
+    ASSERT_TRUE(r.ok() && r->pending) << r.status().ToString();
+  }
+  EXPECT_EQ(ledger_->Stats()->queued_bytes, 2 * one);
+  sealed = ledger_->SealBlock();
+  ASSERT_TRUE(sealed.ok());
+  ASSERT_EQ(sealed->receipts.size(), 2u);
+  for (const auto& r : sealed->receipts) EXPECT_TRUE(r.status.ok()) << r.status.ToString();
+  EXPECT_EQ(ledger_->Stats()->queued_bytes, 0u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// The heap a queued transaction holds, as the allocator counts it (ASan's allocator, or glibc's
+// mallinfo2): its decoded form and its encoding, made as the ledger makes them.
+std::size_t HeapInUse() {
+#ifdef VEIL_TEST_ASAN
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  return mallinfo2().uordblks;
+#endif
+}
+
+// QueuedTxBytes against the allocator's own count of what a queued transaction holds, for the
+// shapes at both ends: payloads (held twice, encoded and decoded) and many small operations
+// with many attributes (the decoded form's arrays and strings). It must never count less.
+TEST(QueuedTxBytes, CountsAtLeastWhatTheAllocatorHolds) {
+  const Limits limits = Limits::Arkiv();
+  const auto key = crypto::Ed25519SigningKey::Generate();
+  std::vector<Transaction> shapes(3);
+  for (int i = 0; i < 30; ++i) {
+    shapes[0].ops.push_back(Create(1000, {}, Bytes(limits.max_payload_bytes, 1)));
+  }
+  for (int i = 0; i < 200; ++i) {
+    std::vector<Attribute> attrs;
+    for (int a = 0; a < 30; ++a) {
+      attrs.push_back(Attribute::Str("attribute_name_number_" + std::to_string(100 + a),
+                                     std::string(100, 'v')));
+    }
+    shapes[1].ops.push_back(Create(1000, attrs, Bytes(10, 1)));
+  }
+  for (int i = 0; i < 200; ++i) {
+    DeleteOp d;
+    d.key[0] = static_cast<std::uint8_t>(i);
+    shapes[2].ops.push_back(d);
+  }
+  for (std::size_t k = 0; k < shapes.size(); ++k) {
+    shapes[k].chain_id = 42;
+    auto encoded = SignEd25519(shapes[k], key, limits);
+    ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+    const std::size_t before = HeapInUse();
+    auto decoded = Decode(*encoded, limits);
+    ASSERT_TRUE(decoded.ok());
+    auto held = std::make_unique<std::pair<SignedTransaction, Bytes>>(
+        std::move(*decoded), Bytes(encoded->begin(), encoded->end()));
+    const std::size_t measured = HeapInUse() - before;
+    const std::size_t counted = QueuedTxBytes(held->first, held->second);
+    EXPECT_GE(counted, measured) << "shape " << k;
+    // Conservative, not wildly so.
+    EXPECT_LE(counted, 2 * measured + 4096) << "shape " << k;
+    std::printf(
+        "queued transaction shape %zu: %zu encoded bytes, %zu held (allocator), %zu "
+        "counted\n",
+        k, encoded->size(), measured, counted);
+  }
+}
+
 TEST_P(LedgerTest, ConcurrentSubmitters) {
   Open();
   Wallet w[2];
@@ -3108,7 +3302,13 @@ class CountingStore : public Store {
   Result<std::optional<BlockHeader>> GetBlock(std::uint64_t n) override {
     return inner_->GetBlock(n);
   }
+  // Block reads (GetBlockTxs: VerifyChain reads each block's) so far, and how long each one
+  // takes beyond the store's own time (a slow disk, for the verify's test).
+  std::atomic<int> block_reads{0};
+  std::atomic<int> block_read_delay_ms{0};
   Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t n) override {
+    ++block_reads;
+    std::this_thread::sleep_for(std::chrono::milliseconds(block_read_delay_ms.load()));
     return inner_->GetBlockTxs(n);
   }
   Result<std::vector<Change>> GetBlockChanges(std::uint64_t n) override {
@@ -3237,6 +3437,68 @@ TEST_P(CountingLedgerTest, TransactionsOnCachedStateNeedNoReads) {
 // A group's validation reads go to the store in one call: the accounts of its new senders and
 // the entities it names that the cache lacks (PrefetchLocked), however many transactions need
 // them; the transactions then execute without reading.
+// VerifyChain reads the chain a block (or a batch of entities) at a time and holds the writer's
+// mutex (here: no reader connections) for one step at most: over a slow store (20 ms a block
+// read, 21 blocks), a transaction submitted once the verify has begun lands while the verify is
+// still running, and the verify then finishes over a chain that grew under it.
+TEST_P(CountingLedgerTest, WritesProceedWhileTheChainIsVerified) {
+  CountingStore* c = OpenCounting();
+  ASSERT_NE(c, nullptr);
+  Wallet w;
+  for (std::uint64_t i = 0; i < 20; ++i) MustCreate(w, Create(1000, {Attribute::Num("i", i)}));
+  c->block_read_delay_ms = 20;
+  std::atomic<bool> verify_done{false};
+  Status verified = Internal("not run");
+  std::thread verify([&] {
+    verified = ledger_->VerifyChain();
+    verify_done = true;
+  });
+  while (c->block_reads.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  auto r = ledger_->Submit(Sign(w, {Create(1000)}, w.nonce));
+  const bool landed_during_verify = !verify_done.load();
+  verify.join();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->status.ok()) << r->status.ToString();
+  EXPECT_TRUE(landed_during_verify) << "the write waited for the whole verify";
+  EXPECT_TRUE(verified.ok()) << verified.ToString();
+  EXPECT_EQ(Head(), 21u);
+  c->block_read_delay_ms = 0;
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// VerifyChain in one process while another writes the same chain (`veil-ledger verify-chain
+// --store` beside a node): an entity the other writer updates after the verify read its head
+// names a block past it, and the verify reads the head again from the database and goes on,
+// where it used to take the head of its own ledger, which had written nothing, and report the
+// entity as beyond the chain (SQLite; PostgreSQL reloaded its head already).
+TEST_P(PersistentLedgerTest, VerifyChainBesideAnotherWriter) {
+  Open();
+  Wallet w;
+  const EntityKey first = MustCreate(w, Create(1000, {Attribute::Num("n", 1)}));
+  for (std::uint64_t i = 0; i < 10; ++i) MustCreate(w, Create(1000, {Attribute::Num("i", i)}));
+  auto store = OpenStore();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  auto counting = std::make_unique<CountingStore>(std::move(store).value());
+  CountingStore* c = counting.get();
+  c->block_read_delay_ms = 20;
+  LedgerOptions o;
+  o.chain_id = 42;
+  o.limits = limits_;
+  o.clock_ms = [this] { return ++clock_; };
+  auto verifier = Ledger::Open(std::move(counting), o);
+  ASSERT_TRUE(verifier.ok()) << verifier.status().ToString();
+  Status verified = Internal("not run");
+  std::thread verify([&] { verified = (*verifier)->VerifyChain(); });
+  while (c->block_reads.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  UpdateOp u;
+  u.key = first;
+  u.set = {Attribute::Num("n", 2)};
+  EXPECT_TRUE(Submit(w, {u}).status.ok());
+  verify.join();
+  EXPECT_TRUE(verified.ok()) << verified.ToString();
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
 TEST_P(CountingLedgerTest, AGroupReadsWhatItLacksInOneCall) {
   CountingStore* c = OpenCounting();
   ASSERT_NE(c, nullptr);

@@ -6,8 +6,12 @@
 // Semantics are those of Ledger (ledger.h): Submit returns a receipt for a transaction that was
 // well formed and signed (its status tells whether it landed; a failed one changed nothing and is
 // not stored), an error for one that was rejected before execution (malformed, over a limit,
-// wrongly signed, wrong chain). GetReceipt finds landed transactions only. Entities that travel
-// over the wire lose their store-internal fields (id, last_change: zero on the remote side).
+// wrongly signed, wrong chain, a full queue: kUnavailable, retry after the next block). A read
+// whose filter no index serves may be stopped by its work budget (kResourceExhausted,
+// IsWorkBudgetExceeded: narrow the filter); a node also refuses a client past its own read or
+// queue budget (kResourceExhausted: retry later; docs/notes/veil-ledger.md). GetReceipt finds
+// landed transactions only. Entities that travel over the wire lose their store-internal fields
+// (id, last_change: zero on the remote side).
 //
 // Thread safety: both implementations may be called from any thread.
 #pragma once
@@ -42,7 +46,10 @@ class LedgerApi {
   virtual Result<Account> GetAccount(const Address& address) = 0;
   // The key the create with this creator nonce will get (Account::create_nonce is the next one).
   virtual Result<EntityKey> PredictKey(const Address& creator, std::uint64_t create_nonce) = 0;
-  // ok, or kDataLoss naming the first block or entity that does not match its hash.
+  // ok, or kDataLoss naming the first block or entity that does not match its hash. A scan of
+  // the whole chain, for operators: a node (RemoteLedger) refuses it with kPermissionDenied
+  // unless it was started with --operator-rpc; `veil-ledger verify-chain --store SPEC` runs it
+  // beside the node. Writes go on while it runs (Ledger::VerifyChain).
   virtual Status VerifyChain() = 0;
 
   // Conveniences with the common defaults.

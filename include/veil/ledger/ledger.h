@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -164,7 +165,15 @@ struct LedgerStats {
   std::uint64_t live_entities = 0;
   std::uint64_t stored_entities = 0;
   std::size_t queued_txs = 0;
+  std::size_t queued_bytes = 0;  // timed mode: QueuedTxBytes of the queued transactions
 };
+
+// The memory a transaction holds while it waits in the timed mode's queue, estimated from above
+// (QueueLimits counts this): its encoding and its decoded form (every heap block at its
+// capacity plus 16 bytes of allocator header and rounding: payloads, strings past the small-string
+// buffer, the operation and attribute arrays, key and signature) and the queue entry's fixed part.
+// A 4 MiB transaction of payloads holds them twice (the encoding and the decoded payloads).
+std::size_t QueuedTxBytes(const SignedTransaction& stx, const Bytes& encoded);
 
 class Ledger {
  public:
@@ -200,7 +209,11 @@ class Ledger {
   // Recomputes every block, transaction, change-set and live-entity hash from the stored rows,
   // looks every transaction up by its hash as a receipt does, and compares the stored-entity
   // counter with the entity table's rows; kDataLoss naming the first block (or entity and
-  // block) that does not match.
+  // block) that does not match. As long as the chain: an operator's call (the node does not
+  // serve it to clients by default). It never holds the writer's mutex for more than one block
+  // or one batch of 256 entities (it reads on a reader connection when there is one), so writes
+  // go on while it runs; the blocks written meanwhile are verified too when an entity it meets
+  // was changed by one of them.
   Status VerifyChain();
 
   // The head as of the last call (see above for shared stores); it does not wait for a write in
@@ -230,6 +243,7 @@ class Ledger {
   Result<std::optional<BlockInfo>> GetBlock(std::uint64_t number);
   Result<std::optional<TxReceipt>> GetReceipt(const Hash32& tx_hash);
   const Limits& limits() const { return options_.limits; }
+  BlockMode mode() const { return options_.mode; }
   std::uint64_t chain_id() const { return options_.chain_id; }
 
  private:
@@ -238,6 +252,8 @@ class Ledger {
     Bytes encoded;
     Hash32 hash{};
     TxCost cost;
+    Address sender{};        // timed mode: set when queued
+    std::size_t memory = 0;  // timed mode: QueuedTxBytes, counted in queued_bytes_
   };
   class BlockBuilder;
   // Instant mode: a submitted transaction waiting for its block (group commit).
@@ -255,6 +271,11 @@ class Ledger {
   bool DefersSignatureCheck() const;
   // The slot's signature check, made now if it was deferred.
   const Status& SlotSignature(InstantSlot* slot) const;
+  // Timed mode: the queue's memory, in all and by sender (QueueLimits); under mu_. A
+  // transaction's bytes are counted from its Submit to the block that takes it.
+  std::size_t queued_bytes_ = 0;
+  std::map<Address, std::size_t> queued_sender_bytes_;
+  void UnqueuedLocked(const Pending& p);
   // Timed mode: executes the queue into one block.
   Result<SealResult> SealLocked(std::deque<Pending>& queue);
   // Instant mode: seals the waiting transactions (up to kMaxGroupBlocks, oldest first), each in
@@ -293,8 +314,15 @@ class Ledger {
   void ReturnReader(std::unique_ptr<Store> reader);
   // Shared stores: reloads state_ from the store; *moved tells whether the head changed.
   Status RefreshLocked(bool* moved = nullptr);
-  // One block of VerifyChain, under mu_.
-  Status VerifyBlockLocked(std::uint64_t n, Hash32* prev_hash, Hash32* changeset);
+  // One block of VerifyChain, read from `store`.
+  Status VerifyBlock(Store& store, std::uint64_t n, std::uint64_t head, Hash32* prev_hash,
+                     Hash32* changeset) const;
+  // One step of VerifyChain: `step` on a reader connection, or on the writer's store under mu_
+  // for the step alone, after the writers waiting for mu_ (LockForWrite).
+  Status VerifyStep(const std::function<Status(Store&)>& step);
+  // mu_ for a write (Submit, SealBlock, Sweep), counted in writers_waiting_ while it waits.
+  std::unique_lock<std::mutex> LockForWrite();
+  std::atomic<int> writers_waiting_{0};
   // Sets state_ and publishes its head (Head(), the reads on reader connections).
   void SetStateLocked(const ChainState& st);
   // Shared stores: the state as `store` holds it (the chain checked); AdoptStateLocked takes it
@@ -303,6 +331,11 @@ class Ledger {
   Result<ChainState> CheckSharedState(Result<std::optional<ChainState>> loaded) const;
   void AdoptStateLocked(const ChainState& st);
   std::uint64_t NowMs() const;
+  // The read budget of the limits (QueryLimits::max_read_steps, max_read_ms), which every store
+  // this ledger reads through gets.
+  ReadBudget ReadBudgetOf() const {
+    return {options_.limits.query.max_read_steps, options_.limits.query.max_read_ms};
+  }
 
   mutable std::mutex mu_;
   std::unique_ptr<Store> store_;

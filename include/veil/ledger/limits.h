@@ -40,6 +40,26 @@ struct QueryLimits {
   // A cursor is pinned to a block; it stays valid for this many blocks after, and the sweeper
   // keeps expired entities this long so pinned pages stay stable.
   std::uint64_t cursor_lifetime_blocks = 1800;
+  // The work one read (Query, Count, Explain, ExplainCount) may make the database do before it is
+  // stopped with WorkBudgetExceeded (store.h; 0: unbounded). A filter no index can drive scans
+  // every entity, and 64 predicates probe each row 64 times: without a bound one request holds a
+  // reader connection and a worker for as long as the table is large. SQLite counts the virtual
+  // machine's instructions over the whole read (a progress handler; a one-match read an index
+  // serves passes a budget of 5,000 in UndrivenReadsStopAtTheWorkBudget, a walk of every entity
+  // takes tens per entity). PostgreSQL bounds each statement of the read by time
+  // (statement_timeout, set for the read's statements only). Both defaults are our choice.
+  std::uint64_t max_read_steps = 100'000'000;
+  std::uint32_t max_read_ms = 2'000;
+};
+
+// The timed mode's queue, bounded by the memory its transactions hold (Ledger::QueuedBytes: the
+// encoding plus the decoded form, estimated from above), per sender and in all, besides
+// LedgerOptions::max_queued_txs. Fresh keys cost nothing, so the per-sender bound alone stops
+// no one: the total bounds the node. A transaction over a bound is refused (kUnavailable: retry
+// after the next block) and nothing of it is queued.
+struct QueueLimits {
+  std::size_t max_bytes = std::size_t{256} << 20;        // 256 MiB in all
+  std::size_t max_sender_bytes = std::size_t{32} << 20;  // 32 MiB per sender
 };
 
 struct Limits {
@@ -54,6 +74,7 @@ struct Limits {
   std::uint64_t max_lifetime_blocks = 0;
   GasSchedule gas;
   QueryLimits query;
+  QueueLimits queue;
 
   static Limits Arkiv() { return Limits{}; }
   // The largest encoded transaction the limits allow (a loose upper bound used by the decoder).

@@ -10,6 +10,11 @@
 // failed receipt "nonce already used (replay)". Submit then looks the transaction up by hash and,
 // when it landed, returns the landed receipt instead, so a retried submit reads like the first.
 //
+// VerifyChain calls arkiv_verifyChain, which a node serves only when started with --operator-rpc
+// (otherwise kPermissionDenied, naming `veil-ledger verify-chain --store`). A node counts every
+// read against its client address's read budget, the calls of a batch included: past it, reads
+// are refused with kResourceExhausted until the budget refills (the message says when).
+//
 // Thread safety: as thread-safe as the transport (JsonRpcClient serialises calls on one
 // connection; use one RemoteLedger per thread for parallel calls).
 #pragma once

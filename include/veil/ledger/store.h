@@ -162,9 +162,27 @@ struct StoreCount {
   QueryStats stats;
 };
 
+// The work one read may make the database do (QueryLimits::max_read_steps, max_read_ms; 0:
+// unbounded). It applies to Query, Count, Explain and ExplainCount: the reads whose cost a
+// caller's filter decides. Every other read is an index probe or a bounded batch.
+struct ReadBudget {
+  std::uint64_t max_steps = 0;  // SQLite: virtual machine instructions over the whole read
+  std::uint32_t max_ms = 0;     // PostgreSQL: statement_timeout of each of the read's statements
+};
+
+// The status of a read stopped by its ReadBudget: kResourceExhausted, message starting "query
+// exceeded its work budget". The same read will be stopped again: narrow the filter with a
+// predicate an index serves (an attribute equality or range, $owner, $key, ...).
+Status WorkBudgetExceeded(const std::string& detail);
+bool IsWorkBudgetExceeded(const Status& s);
+
 class Store {
  public:
   virtual ~Store() = default;
+
+  // The budget of each later filtered read (ReadBudget). The Ledger sets it on its store and on
+  // every reader it opens. The default bounds nothing.
+  virtual void SetReadBudget(const ReadBudget& budget) { (void)budget; }
 
   // Creates the schema if needed; nullopt for a fresh store.
   virtual Result<std::optional<ChainState>> LoadState() = 0;
