@@ -1,4 +1,4 @@
-// kalypso-guardian: the key-share custody daemon (issue 7; docs/notes/kalypso-guardian.md, the
+// kalypso-guardian: the key-share custody daemon (docs/notes/kalypso-guardian.md, the
 // protocol in docs/notes/guardian.md).
 //
 //   kalypso-guardian --data DIR --listen 127.0.0.1:PORT
@@ -11,7 +11,8 @@
 //                    [--max-shares-per-owner N] [--max-bytes-per-owner N]
 //                    [--max-shares N] [--max-bytes N]
 //                    [--allow-owners FILE] [--allow-owner ALG:BASE64]...
-//                    [--threads N] [--port-file FILE]
+//                    [--threads N] [--max-connections N] [--max-connections-per-client N]
+//                    [--port-file FILE]
 //   kalypso-guardian identity --data DIR
 //
 // Every limit and its default is in guardian::GuardianLimits (docs/notes/kalypso-guardian.md says
@@ -96,6 +97,8 @@ struct ServeArgs {
   std::string allow_owners_file;
   std::vector<std::string> allow_owners;
   std::size_t threads = 8;
+  std::size_t max_connections = 1024;
+  std::size_t max_connections_per_client = 64;
   std::string port_file;
 };
 
@@ -225,6 +228,8 @@ int Serve(const ServeArgs& a) {
   net::HttpServerOptions so;
   if (Status s = ParseListen(a.listen, &so.host, &so.port); !s.ok()) return Fail(s);
   so.worker_threads = a.threads;
+  so.max_connections = a.max_connections;
+  so.max_connections_per_client = a.max_connections_per_client;
   so.max_body_bytes = a.max_body_bytes;
 
   guardian::GuardianOptions go;
@@ -349,6 +354,10 @@ int main(int argc, char** argv) {
   app.add_option("--allow-owner", serve.allow_owners,
                  "an owner key allowed to use the guardian (ALG:BASE64; repeatable)");
   app.add_option("--threads", serve.threads, "HTTP worker threads");
+  app.add_option("--max-connections", serve.max_connections,
+                 "HTTP connections in all (the longest idle one makes room)");
+  app.add_option("--max-connections-per-client", serve.max_connections_per_client,
+                 "HTTP connections from one client address (IPv6: one /64)");
   app.add_option("--port-file", serve.port_file, "write the bound port to FILE");
 
   std::string identity_data;

@@ -88,6 +88,9 @@ struct ServeArgs {
   std::size_t read_connections = 4;
   bool operator_rpc = false;
   std::uint64_t client_read_ms = 1000;
+  std::uint64_t client_read_burst_ms = 5000;
+  std::size_t max_connections = 1024;
+  std::size_t max_connections_per_client = 64;
   std::size_t client_queue_bytes = std::size_t{64} << 20;
 };
 
@@ -101,6 +104,9 @@ int Serve(const ServeArgs& a) {
   o.read_connections = a.read_connections;
   o.operator_rpc = a.operator_rpc;
   o.clients.read_ms_per_second = std::chrono::milliseconds(a.client_read_ms);
+  o.clients.read_burst = std::chrono::milliseconds(a.client_read_burst_ms);
+  o.max_connections = a.max_connections;
+  o.max_connections_per_client = a.max_connections_per_client;
   o.clients.max_queued_bytes = a.client_queue_bytes;
   const auto colon = a.listen.rfind(':');
   if (colon == std::string::npos)
@@ -172,6 +178,12 @@ int main(int argc, char** argv) {
                       "serve arkiv_verifyChain (a scan of the whole chain) to RPC clients");
   serve_cmd->add_option("--client-read-ms", serve.client_read_ms,
                         "read time each client address may use per second (0: unbounded)");
+  serve_cmd->add_option("--client-read-burst-ms", serve.client_read_burst_ms,
+                        "read time a client address may bank for a burst");
+  serve_cmd->add_option("--max-connections", serve.max_connections,
+                        "HTTP connections in all (the longest idle one makes room)");
+  serve_cmd->add_option("--max-connections-per-client", serve.max_connections_per_client,
+                        "HTTP connections from one client address (IPv6: one /64)");
   serve_cmd->add_option("--client-queue-bytes", serve.client_queue_bytes,
                         "timed mode: bytes of each client address's queued transactions (0: "
                         "unbounded)");

@@ -45,12 +45,19 @@ Result<std::string> QueryText(const Json& params) {
   return q->get<std::string>();
 }
 
-// Runs `read` as a read of the thread's client (ClientScope): admitted by its budget, and its
-// time charged to it. Without `clients`, runs it.
-Status ChargedRead(ClientLimits* clients, const std::function<Status()>& read) {
+// The ClientLimits key of a call: the peer's net::ClientAddressKey (an IPv6 peer by its /64),
+// "" in process.
+std::string ClientOf(const net::JsonRpcCallContext& context) {
+  return context.peer.empty() ? std::string() : net::ClientAddressKey(context.peer);
+}
+
+// Runs `read` as a read of the calling client: admitted by its budget, and its time charged to
+// it. Without `clients`, runs it.
+Status ChargedRead(ClientLimits* clients, const net::JsonRpcCallContext& context,
+                   const std::function<Status()>& read) {
   if (clients == nullptr) return read();
   std::string account;
-  VEIL_RETURN_IF_ERROR(clients->BeginRead(ClientScope::Current(), &account));
+  VEIL_RETURN_IF_ERROR(clients->BeginRead(ClientOf(context), &account));
   const auto start = std::chrono::steady_clock::now();
   struct End {
     ClientLimits* clients;
@@ -119,13 +126,8 @@ std::optional<ledger::TxReceipt> FailedReceiptLog::Find(const ledger::Hash32& tx
 }
 
 namespace {
-thread_local const std::string* t_client = nullptr;
-const std::string kNoClient;
+const std::string kNoClient;  // the key of the shared account: no peer's address is ""
 }  // namespace
-
-ClientScope::ClientScope(const std::string& client) : previous_(t_client) { t_client = &client; }
-ClientScope::~ClientScope() { t_client = previous_; }
-const std::string& ClientScope::Current() { return t_client != nullptr ? *t_client : kNoClient; }
 
 ClientLimits::ClientLimits(ClientLimitOptions options, Clock clock)
     : options_(options), clock_(std::move(clock)) {
@@ -257,27 +259,30 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     failed = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "failed"}});
     pending = &metrics->GetCounter("veil_ledger_transactions_total", help, {{"result", "pending"}});
   }
-  methods.emplace_back("arkiv_sendTransaction", [=](const Json& p) -> Result<Json> {
-    VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
-    VEIL_ASSIGN_OR_RETURN(Bytes tx, lj::BytesFromHex(p[0], "params[0]", kMaxTxBytes));
-    // The client's room in the queue, reserved before the ledger queues (a timed ledger's
-    // receipt says pending) and given back when it does not.
-    const bool timed = local != nullptr && local->mode() == ledger::BlockMode::kTimed;
-    const ledger::Hash32 hash = ledger::TxHash(tx);
-    if (clients && timed) {
-      VEIL_RETURN_IF_ERROR(clients->Reserve(ClientScope::Current(), hash, tx.size()));
-    }
-    auto submitted = api->Submit(tx);
-    if (clients && timed && !(submitted.ok() && submitted->pending)) clients->Release(hash);
-    VEIL_ASSIGN_OR_RETURN(auto r, std::move(submitted));
-    if (landed != nullptr) {
-      (r.pending ? pending : r.status.ok() ? landed : failed)->Inc();
-      if (r.status.ok() && !r.pending && !collected) {
-        head_gauge->Set(static_cast<double>(r.block));
-      }
-    }
-    return lj::ToJson(r);
-  });
+  const Status send_registered = d.RegisterWithContext(
+      "arkiv_sendTransaction",
+      [=](const net::JsonRpcCallContext& context, const Json& p) -> Result<Json> {
+        VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
+        VEIL_ASSIGN_OR_RETURN(Bytes tx, lj::BytesFromHex(p[0], "params[0]", kMaxTxBytes));
+        // The client's room in the queue, reserved before the ledger queues (a timed ledger's
+        // receipt says pending) and given back when it does not.
+        const bool timed = local != nullptr && local->mode() == ledger::BlockMode::kTimed;
+        const ledger::Hash32 hash = ledger::TxHash(tx);
+        if (clients && timed) {
+          VEIL_RETURN_IF_ERROR(clients->Reserve(ClientOf(context), hash, tx.size()));
+        }
+        auto submitted = api->Submit(tx);
+        if (clients && timed && !(submitted.ok() && submitted->pending)) clients->Release(hash);
+        VEIL_ASSIGN_OR_RETURN(auto r, std::move(submitted));
+        if (landed != nullptr) {
+          (r.pending ? pending : r.status.ok() ? landed : failed)->Inc();
+          if (r.status.ok() && !r.pending && !collected) {
+            head_gauge->Set(static_cast<double>(r.block));
+          }
+        }
+        return lj::ToJson(r);
+      });
+  VEIL_RETURN_IF_ERROR(send_registered);
   methods.emplace_back("arkiv_getEntity", [=](const Json& p) -> Result<Json> {
     VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 2));
     VEIL_ASSIGN_OR_RETURN(auto key, lj::KeyFromJson(p[0], "params[0]"));
@@ -294,13 +299,14 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     return lj::ToJson(*e, proj);
   });
   // A page is written as text directly (ledger/json.h, ToJsonText): no DOM for 200 entities.
-  const Status query_registered =
-      d.RegisterRaw("arkiv_query", [=](const Json& p, std::string* out) -> Status {
+  const Status query_registered = d.RegisterRawWithContext(
+      "arkiv_query",
+      [=](const net::JsonRpcCallContext& context, const Json& p, std::string* out) -> Status {
         VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 2));
         VEIL_ASSIGN_OR_RETURN(auto text, QueryText(p));
         VEIL_ASSIGN_OR_RETURN(auto options, Options(p, 1));
         ledger::QueryPage page;
-        VEIL_RETURN_IF_ERROR(ChargedRead(clients.get(), [&]() -> Status {
+        VEIL_RETURN_IF_ERROR(ChargedRead(clients.get(), context, [&]() -> Status {
           VEIL_ASSIGN_OR_RETURN(page, api->Query(text, options));
           return Status::Ok();
         }));
@@ -387,18 +393,20 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     return Json{{"ok", true}, {"head", h.number}};
   });
   for (auto& [name, handler] : methods) {
-    const std::string_view n = name;
-    if (clients && n != "arkiv_sendTransaction" && n != "arkiv_verifyChain") {
-      handler = [clients, inner = std::move(handler)](const Json& p) -> Result<Json> {
-        Result<Json> out = Status(Code::kInternal, "not run");
-        VEIL_RETURN_IF_ERROR(ChargedRead(clients.get(), [&]() -> Status {
-          out = inner(p);
-          return out.status();
-        }));
-        return out;
-      };
+    if (!clients || std::string_view(name) == "arkiv_verifyChain") {
+      VEIL_RETURN_IF_ERROR(d.Register(name, std::move(handler)));
+      continue;
     }
-    VEIL_RETURN_IF_ERROR(d.Register(name, std::move(handler)));
+    auto charged = [clients, inner = std::move(handler)](const net::JsonRpcCallContext& context,
+                                                         const Json& p) -> Result<Json> {
+      Result<Json> out = Status(Code::kInternal, "not run");
+      VEIL_RETURN_IF_ERROR(ChargedRead(clients.get(), context, [&]() -> Status {
+        out = inner(p);
+        return out.status();
+      }));
+      return out;
+    };
+    VEIL_RETURN_IF_ERROR(d.RegisterWithContext(name, std::move(charged)));
   }
   // The in-process ledger's own state, read when /metrics is rendered (added once every method is
   // registered): its head (which the timed mode's timer moves too; the collector is then the
@@ -474,6 +482,8 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   so.port = n->options_.port;
   so.max_body_bytes = n->options_.max_body_bytes;
   so.worker_threads = n->options_.worker_threads;
+  so.max_connections = n->options_.max_connections;
+  so.max_connections_per_client = n->options_.max_connections_per_client;
   n->server_ = std::make_unique<net::HttpServer>(std::move(so));
   n->dispatcher_ = std::make_unique<net::JsonRpcDispatcher>(net::JsonRpcDispatcherOptions{},
                                                             n->server_->shared_metrics());
@@ -481,22 +491,9 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   VEIL_RETURN_IF_ERROR(RegisterLedgerMethods(*n->dispatcher_, n->api_, n->server_->shared_metrics(),
                                              n->failures_, n->ledger_, n->clients_,
                                              n->options_.operator_rpc));
-  // JsonRpcDispatcher::Mount's route, with the peer's address for the handlers (ClientScope):
-  // a batch runs on this thread, so its calls share the client's limits.
-  n->server_->Handle(
-      "POST", "/rpc",
-      [d = n->dispatcher_.get()](const net::HttpRequest& req, net::HttpResponse& res) {
-        ClientScope scope(req.remote_addr);
-        std::string body = d->Handle(req.body);
-        if (body.empty()) {
-          res.status = 204;
-          res.body.clear();
-          return;
-        }
-        res.status = 200;
-        res.content_type = "application/json";
-        res.body = std::move(body);
-      });
+  // The dispatcher gives every call of a body (a batch too) the peer's address: its calls share
+  // the client's limits.
+  n->dispatcher_->Mount(*n->server_, "/rpc");
   std::weak_ptr<ledger::LedgerApi> weak = n->api_;
   n->server_->SetHealthCheck([weak]() -> Status {
     auto api = weak.lock();

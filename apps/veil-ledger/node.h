@@ -118,29 +118,14 @@ class ClientLimits {
   std::multimap<ledger::Hash32, std::pair<std::string, std::size_t>> queued_;
 };
 
-// The peer address of the request this thread serves, while a ClientScope lives (the node's
-// /rpc route sets it around the dispatcher, whose batches run on the calling thread); empty
-// outside one.
-class ClientScope {
- public:
-  explicit ClientScope(const std::string& client);
-  ~ClientScope();
-  ClientScope(const ClientScope&) = delete;
-  ClientScope& operator=(const ClientScope&) = delete;
-  static const std::string& Current();
-
- private:
-  const std::string* previous_;
-};
-
 // Registers arkiv_sendTransaction, arkiv_getEntity, arkiv_query, arkiv_getEntityCount,
 // arkiv_explain, arkiv_explainCount, arkiv_getHead, arkiv_blockNumber, arkiv_chainId,
 // arkiv_getBlock, arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain. `metrics` may be null.
 // With `local` (the ledger behind `api`, in this process) the metrics also count its block writes
 // (veil_ledger_block_writes_total: in instant mode, landed transactions over block writes is
-// the mean group-commit size). With `clients`, each call is counted against the client of the
-// thread's ClientScope (ClientLimits). arkiv_verifyChain is an operator's call: without
-// `operator_methods` it is refused (kPermissionDenied) without running.
+// the mean group-commit size). With `clients`, each call is counted against its caller (the
+// JsonRpcCallContext's peer, by net::ClientAddressKey; ClientLimits). arkiv_verifyChain is an
+// operator's call: without `operator_methods` it is refused (kPermissionDenied) without running.
 Status RegisterLedgerMethods(net::JsonRpcDispatcher& dispatcher,
                              std::shared_ptr<ledger::LedgerApi> api,
                              std::shared_ptr<net::MetricsRegistry> metrics = nullptr,
@@ -166,6 +151,9 @@ struct NodeOptions {
   std::size_t sweep_max_rows = 1000;
   std::size_t max_body_bytes = 9u << 20;  // a kMaxTxBytes transaction in hex, and some
   std::size_t worker_threads = 8;
+  // The HTTP server's connection caps (net::HttpServerOptions).
+  std::size_t max_connections = 1024;
+  std::size_t max_connections_per_client = 64;
   // Reads on their own database connections, beside the writer's (LedgerOptions; an in-memory
   // SQLite store has none and reads on the writer's).
   std::size_t read_connections = 4;

@@ -1,4 +1,4 @@
-// Benchmarks of the guardian (issue 7) through its real HTTP surface: an in-process
+// Benchmarks of the guardian through its real HTTP surface: an in-process
 // GuardianService on a net::HttpServer on 127.0.0.1, called by GuardianClient over loopback, plain
 // HTTP or TLS (self-signed certificate, pinned), beside the bare HPKE it is made of, so ratios
 // come from one run. `scripts/bench guardian` writes artifacts/bench-guardian.json.

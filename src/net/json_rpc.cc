@@ -113,23 +113,33 @@ JsonRpcDispatcher::JsonRpcDispatcher(JsonRpcDispatcherOptions options,
 
 Status JsonRpcDispatcher::Register(std::string method, Handler handler) {
   VEIL_CHECK_MSG(handler != nullptr, "JSON-RPC handler must not be empty");
-  return RegisterRaw(std::move(method),
-                     [h = std::move(handler)](const json& params, std::string* out) -> Status {
-                       Result<json> r = h(params);
-                       if (!r.ok()) return r.status();
-                       *out += DumpJson(*r);
-                       return Status::Ok();
-                     });
+  return RegisterWithContext(
+      std::move(method), [h = std::move(handler)](const JsonRpcCallContext&, const json& params) {
+        return h(params);
+      });
+}
+
+Status JsonRpcDispatcher::RegisterWithContext(std::string method, ContextHandler handler) {
+  VEIL_CHECK_MSG(handler != nullptr, "JSON-RPC handler must not be empty");
+  return RegisterRawWithContext(
+      std::move(method),
+      [h = std::move(handler)](const JsonRpcCallContext& context, const json& params,
+                               std::string* out) -> Status {
+        Result<json> r = h(context, params);
+        if (!r.ok()) return r.status();
+        *out += DumpJson(*r);
+        return Status::Ok();
+      });
 }
 
 Status JsonRpcDispatcher::RegisterRaw(std::string method, RawHandler handler) {
   VEIL_CHECK_MSG(handler != nullptr, "JSON-RPC handler must not be empty");
-  return RegisterWithContext(std::move(method),
-                             [h = std::move(handler)](const JsonRpcCallContext&, const json& params,
-                                                      std::string* out) { return h(params, out); });
+  return RegisterRawWithContext(
+      std::move(method), [h = std::move(handler)](const JsonRpcCallContext&, const json& params,
+                                                  std::string* out) { return h(params, out); });
 }
 
-Status JsonRpcDispatcher::RegisterWithContext(std::string method, ContextHandler handler) {
+Status JsonRpcDispatcher::RegisterRawWithContext(std::string method, RawContextHandler handler) {
   if (method.empty()) return InvalidArgument("a JSON-RPC method name must not be empty");
   if (method.rfind("rpc.", 0) == 0) {
     return InvalidArgument("JSON-RPC method names starting with \"rpc.\" are reserved");

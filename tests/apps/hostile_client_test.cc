@@ -30,6 +30,8 @@
 #include "veil/base/encoding.h"
 #include "veil/guardian/client.h"
 #include "veil/guardian/protocol.h"
+#include "veil/ledger/json.h"
+#include "veil/net/error_map.h"
 
 namespace veil::hostile {
 namespace {
@@ -379,6 +381,117 @@ TEST(HostileGuardian, FreshOwnerKeysFromOneAddressMeetTheAddressLimit) {
   ASSERT_TRUE(put.ok()) << put.status().ToString();
   EXPECT_TRUE((*put)[0].status.ok());
   ExpectHeld(watcher, gp.process(), "fresh-key flood");
+}
+
+// ---- The ledger ----
+
+// One JSON-RPC body from `source`, on a fresh connection; the reply's JSON (null when none).
+Json RpcFrom(const char* source, int port, const Json& body) {
+  net::RawConnection c(static_cast<std::uint16_t>(port), source);
+  c.SetReceiveTimeout(30);
+  if (!c.Send(Post("/rpc", body.dump()))) return nullptr;
+  return Json::parse(BodyOf(c.ReadResponse()), nullptr, false);
+}
+
+Json Call(int id, const std::string& method, const Json& params) {
+  Json r = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) r["params"] = params;
+  return r;
+}
+
+Json SendTx(const char* source, int port, const Bytes& tx) {
+  return RpcFrom(source, port, Call(1, "arkiv_sendTransaction", {"0x" + ledger::ToHex(tx)}));
+}
+
+// Expensive reads: a batch of 100 filters that no index drives (each walks 4,000 entities) from
+// one address. The calls spend that client's read time (lowered here to 100 ms a second and a
+// 500 ms burst, so that one batch crosses it whatever the machine's speed) and the rest of the
+// batch is refused at once with -32005 "...read budget...": it holds no worker. Another address
+// is served meanwhile, and so is /health.
+TEST(HostileLedger, ExpensiveReadsFromOneAddressMeetTheReadBudget) {
+  veil::testing::TempDir tmp("veil-hostile");
+  ledger_node::testing::ServerProcess server;
+  ASSERT_TRUE(
+      server.Start(tmp.path(), {"--store", "sqlite:" + (tmp.path() / "chain.db").string(),
+                                "--client-read-ms", "100", "--client-read-burst-ms", "500"}))
+      << server.Log();
+  ledger_node::testing::Wallet w;
+  for (int t = 0; t < 20; ++t) {
+    std::vector<ledger::Operation> ops;
+    for (int i = 0; i < 200; ++i) {
+      ops.push_back(ledger_node::testing::Create(
+          100'000, {ledger::Attribute::Num("n", static_cast<std::uint64_t>(t * 200 + i)),
+                    ledger::Attribute::Str("s", "v" + std::to_string(i))}));
+    }
+    const Json r = SendTx("127.0.0.1", server.port(), ledger_node::testing::Sign(w, ops));
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+  }
+  HealthWatcher watcher(server.port());
+  std::string heavy = "NOT (n >= 0)";
+  for (int i = 0; i < 40; ++i) heavy += " && NOT (s ~ \"x" + std::to_string(i) + "*\")";
+  Json batch = Json::array();
+  for (int i = 0; i < 100; ++i) {
+    batch.push_back(i % 2 ? Call(i, "arkiv_query", {heavy})
+                          : Call(i, "arkiv_getEntityCount", {{{"query", heavy}}}));
+  }
+  const auto t0 = Clock::now();
+  const Json reply = RpcFrom(kAttacker, server.port(), batch);
+  const auto took = Clock::now() - t0;
+  ASSERT_TRUE(reply.is_array()) << reply.dump().substr(0, 300);
+  int served = 0, refused = 0;
+  for (const Json& r : reply) {
+    if (r.contains("result")) {
+      ++served;
+    } else {
+      EXPECT_EQ(r["error"]["code"], net::kJsonRpcResourceExhausted) << r.dump();
+      EXPECT_NE(r["error"]["message"].get<std::string>().find("read budget"), std::string::npos);
+      ++refused;
+    }
+  }
+  EXPECT_GE(served, 1);
+  EXPECT_GE(refused, 50) << served << " served";
+  EXPECT_LT(took, std::chrono::seconds(10));
+  const Json other = RpcFrom("127.0.0.3", server.port(), Call(1, "arkiv_blockNumber", nullptr));
+  EXPECT_EQ(other["result"], 20) << other.dump();
+  ExpectHeld(watcher, server.process(), "expensive reads");
+}
+
+// A queue flood in timed mode: transactions of about 850 KB, each from a fresh key (so no
+// per-sender bound applies), from one address. The node's per-client bound (lowered here to
+// 16 MiB; 64 MiB by default) refuses the rest with -32005; another address still queues.
+TEST(HostileLedger, AQueueFloodFromFreshKeysMeetsTheClientQueueBound) {
+  veil::testing::TempDir tmp("veil-hostile");
+  ledger_node::testing::ServerProcess server;
+  ASSERT_TRUE(server.Start(
+      tmp.path(), {"--store", "sqlite:" + (tmp.path() / "chain.db").string(), "--block-time", "60s",
+                   "--client-queue-bytes", std::to_string(16u << 20)}))
+      << server.Log();
+  HealthWatcher watcher(server.port());
+  const auto big_tx = [] {
+    ledger_node::testing::Wallet fresh;
+    std::vector<ledger::Operation> ops;
+    for (int i = 0; i < 7; ++i) {
+      ops.push_back(
+          ledger_node::testing::Create(1000, {}, Bytes(120 * 1024, static_cast<std::uint8_t>(i))));
+    }
+    return ledger_node::testing::Sign(fresh, ops);
+  };
+  int queued = 0, refused = 0;
+  for (int i = 0; i < 30; ++i) {
+    const Json r = SendTx(kAttacker, server.port(), big_tx());
+    if (r.contains("result") && r["result"].value("pending", false)) {
+      ++queued;
+    } else {
+      EXPECT_EQ(r["error"]["code"], net::kJsonRpcResourceExhausted) << r.dump().substr(0, 300);
+      ++refused;
+    }
+  }
+  EXPECT_GE(queued, 15);
+  EXPECT_LE(queued, 20);
+  EXPECT_EQ(queued + refused, 30);
+  const Json other = SendTx("127.0.0.3", server.port(), big_tx());
+  EXPECT_TRUE(other["result"].value("pending", false)) << other.dump().substr(0, 300);
+  ExpectHeld(watcher, server.process(), "queue flood");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // TwoGuardianCustody: Kalypso's 2-of-3 custody of a 32-byte key between the device and two
-// guardians (issue 7).
+// guardians.
 //
 // Protect splits the key with crypto/shamir.h (threshold 2, three shares: index 1 stays on the
 // device, index 2 goes to guardian A, index 3 to guardian B) and puts the guardian shares to both

@@ -1,4 +1,4 @@
-// Guardian: the transport-independent core of the key-share custody service (issue 7).
+// Guardian: the transport-independent core of the key-share custody service.
 //
 // HandleRequest takes what arrived on a route (the body bytes, the Veil-Signature header and the
 // client's address) and either refuses the whole request, changing nothing, or applies it and

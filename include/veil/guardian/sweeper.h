@@ -1,4 +1,4 @@
-// Sweeper: a background thread that calls Guardian::Sweep every `interval` (issue 7: every 10 s,
+// Sweeper: a background thread that calls Guardian::Sweep every `interval` (by default every 10 s,
 // configurable), so expired shares are deleted even when nobody asks for them.
 //
 // The thread wakes on the interval or on Stop; a failed sweep is logged (net/log.h) and retried

@@ -95,9 +95,11 @@ class JsonRpcDispatcher {
   // DOM would cost more than the work behind them (a ledger page of 200 entities); the text is
   // not copied again on its way to the socket. On an error status *out is discarded.
   using RawHandler = std::function<Status(const nlohmann::json& params, std::string* out)>;
-  // A RawHandler that also receives the call's context.
-  using ContextHandler = std::function<Status(const JsonRpcCallContext& context,
-                                              const nlohmann::json& params, std::string* out)>;
+  // The same two forms with the call's context (who is calling).
+  using ContextHandler = std::function<Result<nlohmann::json>(const JsonRpcCallContext& context,
+                                                              const nlohmann::json& params)>;
+  using RawContextHandler = std::function<Status(const JsonRpcCallContext& context,
+                                                 const nlohmann::json& params, std::string* out)>;
 
   // metrics may be null; when set, per-method counts, errors and latency are recorded there.
   explicit JsonRpcDispatcher(JsonRpcDispatcherOptions options = {},
@@ -108,6 +110,7 @@ class JsonRpcDispatcher {
   Status Register(std::string method, Handler handler);
   Status RegisterRaw(std::string method, RawHandler handler);
   Status RegisterWithContext(std::string method, ContextHandler handler);
+  Status RegisterRawWithContext(std::string method, RawContextHandler handler);
 
   // Runs one HTTP body and returns the response body; empty when the body held only
   // notifications (the HTTP layer then answers 204 No Content).
@@ -122,7 +125,7 @@ class JsonRpcDispatcher {
 
   JsonRpcDispatcherOptions options_;
   std::shared_ptr<MetricsRegistry> metrics_;
-  std::map<std::string, ContextHandler, std::less<>> handlers_;
+  std::map<std::string, RawContextHandler, std::less<>> handlers_;
 };
 
 }  // namespace veil::net
