@@ -404,16 +404,15 @@ Json SendTx(const char* source, int port, const Bytes& tx) {
 }
 
 // Expensive reads: a batch of 100 filters that no index drives (each walks 4,000 entities) from
-// one address. The calls spend that client's read time (lowered here to 100 ms a second and a
-// 500 ms burst, so that one batch crosses it whatever the machine's speed) and the rest of the
+// one address. The calls spend that client's read time (lowered here to 50 ms a second and a
+// 100 ms burst, so that one batch crosses it whatever the machine's speed) and the rest of the
 // batch is refused at once with -32005 "...read budget...": it holds no worker. Another address
 // is served meanwhile, and so is /health.
 TEST(HostileLedger, ExpensiveReadsFromOneAddressMeetTheReadBudget) {
   veil::testing::TempDir tmp("veil-hostile");
   ledger_node::testing::ServerProcess server;
-  ASSERT_TRUE(
-      server.Start(tmp.path(), {"--store", "sqlite:" + (tmp.path() / "chain.db").string(),
-                                "--client-read-ms", "100", "--client-read-burst-ms", "500"}))
+  ASSERT_TRUE(server.Start(tmp.path(), {"--store", "sqlite:" + (tmp.path() / "chain.db").string(),
+                                        "--client-read-ms", "50", "--client-read-burst-ms", "100"}))
       << server.Log();
   ledger_node::testing::Wallet w;
   for (int t = 0; t < 20; ++t) {
