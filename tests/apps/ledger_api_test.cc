@@ -12,6 +12,7 @@
 #include <set>
 
 #include "apps_test_util.h"
+#include "net/raw_connection.h"
 #include "veil/ledger/api.h"
 #include "veil/ledger/json.h"
 #include "veil/net/error_map.h"
@@ -305,38 +306,16 @@ INSTANTIATE_TEST_SUITE_P(Apis, LedgerApiTest, ::testing::Values(Mode::kLocal, Mo
 // 127/8 address: the loopback answers from all of them, so one host is several clients) and
 // returns the parsed reply body.
 nlohmann::json PostFrom(const char* from, int port, const std::string& body) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in src{};
-  src.sin_family = AF_INET;
-  ::inet_pton(AF_INET, from, &src.sin_addr);
-  sockaddr_in dst{};
-  dst.sin_family = AF_INET;
-  dst.sin_port = htons(static_cast<std::uint16_t>(port));
-  dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) != 0 ||
-      ::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0) {
-    ::close(fd);
-    ADD_FAILURE() << "cannot connect from " << from;
+  net::RawConnection c(static_cast<std::uint16_t>(port), from);
+  c.SetReceiveTimeout(30);
+  if (!c.connected() ||
+      !c.Send("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              "Connection: close\r\nContent-Length: " +
+              std::to_string(body.size()) + "\r\n\r\n" + body)) {
+    ADD_FAILURE() << "cannot send from " << from;
     return nullptr;
   }
-  const std::string request =
-      "POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: "
-      "close\r\nContent-Length: " +
-      std::to_string(body.size()) + "\r\n\r\n" + body;
-  std::size_t sent = 0;
-  while (sent < request.size()) {
-    const auto n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  std::string reply;
-  char buf[65536];
-  while (true) {
-    const auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    reply.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
+  const std::string reply = c.ReadToEnd();
   const auto head_end = reply.find("\r\n\r\n");
   if (head_end == std::string::npos) {
     ADD_FAILURE() << "no HTTP reply";

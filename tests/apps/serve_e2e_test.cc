@@ -9,6 +9,7 @@
 
 #include "apps_test_util.h"
 #include "net/net_test_util.h"
+#include "net/raw_connection.h"
 #include "veil/ledger/json.h"
 #include "veil/net/error_map.h"
 
@@ -21,30 +22,9 @@ using ledger::Attribute;
 
 // One HTTP/1.1 request on a fresh socket, as curl would send it; returns the whole response.
 std::string RawHttp(int port, const std::string& request) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return "";
-  }
-  std::size_t sent = 0;
-  while (sent < request.size()) {
-    const auto n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;
-    sent += static_cast<std::size_t>(n);
-  }
-  std::string out;
-  char buf[4096];
-  while (true) {
-    const auto n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return out;
+  net::RawConnection c(static_cast<std::uint16_t>(port));
+  if (!c.connected() || !c.Send(request)) return "";
+  return c.ReadToEnd();
 }
 
 std::string Post(const std::string& body) {
