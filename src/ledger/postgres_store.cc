@@ -1431,13 +1431,15 @@ class PostgresStore final : public Store {
     budget_ = budget;
     budget_sql_ =
         "SELECT set_config('statement_timeout', '" + std::to_string(budget.max_ms) + "', true)";
+    budget_generic_sql_ =
+        budget_sql_ + ", set_config('plan_cache_mode', 'force_generic_plan', true)";
   }
 
   // The read budget (ReadBudget::max_ms) over one filtered read: while it lives, every statement
-  // the read sends goes in a pipeline behind a transaction-local statement_timeout (AddBudgetStep;
-  // the pipeline's Sync ends the implicit transaction and the setting, so writes and the other
-  // reads on the session run without it). A statement stopped by it (SQLSTATE 57014) is
-  // WorkBudgetExceeded (ResultError); Map names the budget.
+  // the read sends goes in a pipeline behind a transaction-local statement_timeout
+  // (AddSettingsStep; the pipeline's Sync ends the implicit transaction and the setting, so writes
+  // and the other reads on the session run without it). A statement stopped by it (SQLSTATE 57014)
+  // is WorkBudgetExceeded (ResultError); Map names the budget.
   class BudgetScope {
    public:
     explicit BudgetScope(PostgresStore& s) : s_(s) { s_.budget_armed_ = s_.budget_.max_ms > 0; }
@@ -2273,7 +2275,7 @@ class PostgresStore final : public Store {
                                   bool binary) {
     if (budget_armed_ && binary) {
       std::vector<Step> steps;
-      AddBudgetStep(&steps);
+      VEIL_RETURN_IF_ERROR(AddSettingsStep(&steps, /*generic=*/false));
       steps.emplace_back();
       steps.back().sql = sql.c_str();
       steps.back().params = params;
@@ -2344,11 +2346,7 @@ class PostgresStore final : public Store {
     }
     const std::size_t before_at = steps.size();
     if (before != nullptr) steps.push_back(std::move(*before));
-    AddBudgetStep(&steps);
-    if (generic) {
-      steps.emplace_back();
-      steps.back().sql = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
-    }
+    VEIL_RETURN_IF_ERROR(AddSettingsStep(&steps, generic));
     steps.push_back(std::move(read));
     std::vector<ResultPtr> results;
     PipelineError err;
@@ -2359,11 +2357,22 @@ class PostgresStore final : public Store {
     return ReadFailure(results, err);
   }
 
-  // Within a BudgetScope: the statement that bounds the statements after it in the pipeline.
-  void AddBudgetStep(std::vector<Step>* steps) const {
-    if (!budget_armed_) return;
+  // The one statement that sets what the read after it in the pipeline needs, for the
+  // pipeline's transaction only: within a BudgetScope, the read budget (statement_timeout); with
+  // `generic`, the generic plan. One prepared statement for both, since each statement of a
+  // pipeline costs server time (a second unnamed set_config cost a budgeted read about 50 us).
+  Status AddSettingsStep(std::vector<Step>* steps, bool generic) {
+    static constexpr const char* kGeneric =
+        "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)";
+    const std::string* sql = nullptr;
+    if (budget_armed_) sql = generic ? &budget_generic_sql_ : &budget_sql_;
+    const std::string generic_only = kGeneric;
+    if (sql == nullptr && generic) sql = &generic_only;
+    if (sql == nullptr) return Status::Ok();
+    VEIL_ASSIGN_OR_RETURN(const std::string name, Prepared(*sql, {}));
     steps->emplace_back();
-    steps->back().sql = budget_sql_.c_str();
+    steps->back().name = name;
+    return Status::Ok();
   }
 
   // Query shapes vary (filters); the cache of prepared reads is bounded: when the statements
@@ -3304,7 +3313,8 @@ class PostgresStore final : public Store {
   std::uint64_t round_trips_ = 0;  // RoundTrips()
   bool carry_state_ = false;       // CarryStateWithNextRead: the next read carries the state
   ReadBudget budget_;
-  std::string budget_sql_;     // AddBudgetStep's statement
+  std::string budget_sql_;  // AddSettingsStep's statements
+  std::string budget_generic_sql_;
   bool budget_armed_ = false;  // inside a BudgetScope
   // (block, expired entities not yet swept at it) as of this connection's last count.
   std::optional<std::pair<std::uint64_t, std::uint64_t>> backlog_;
