@@ -1,7 +1,7 @@
-// Fuzzes raw HTTP request bytes through our server: cpp-httplib's request parser (reached
-// in-process through HttpServer::ServeRawForTesting, which runs Server::process_request on an
-// in-memory stream, as a keep-alive connection would), our limits and pre-routing checks, the
-// JSON-RPC dispatcher, /health and /metrics. No socket is opened.
+// Fuzzes raw HTTP request bytes through our server: the request parser (net/http_wire), the
+// connection's framing and limits, the pre-routing checks, the JSON-RPC dispatcher, /health and
+// /metrics, reached in-process through HttpServer::ServeRawForTesting, which drives the same
+// per-connection state machine as the event thread on an in-memory buffer. No socket is opened.
 #include <cstdlib>
 #include <memory>
 
