@@ -3,7 +3,7 @@
 // 1. Any input either parses or returns an InvalidArgument whose offset lies within the input
 //    (or at its end), never crashes, and never recurses past the depth limit.
 // 2. A query that parses prints (ToString) to a canonical text that parses again to the same
-//    canonical text.
+//    AST (and so the same canonical text), which ToCheckedString accepts as it is.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -36,6 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   loose.max_depth = 2 * limits.max_depth + 2;
   auto again = veil::ledger::query::Parse(canonical, loose);
   Check(again.ok());
+  Check(*again == *e);
   Check(veil::ledger::query::ToString(*again) == canonical);
+  auto checked = veil::ledger::query::ToCheckedString(*e);
+  Check(checked.ok() && *checked == canonical);
   return 0;
 }

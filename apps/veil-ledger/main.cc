@@ -1,7 +1,8 @@
 // veil-ledger: the ledger node and its inspection verbs (docs/notes/veil-ledger.md).
 //
 //   veil-ledger serve --store sqlite:PATH|postgres://... --listen 127.0.0.1:PORT
-//                     [--block-time instant|2s] [--chain-id N] [--port-file FILE]
+//                     [--block-time instant|2s] [--nominal-block-time 2s] [--chain-id N]
+//                     [--port-file FILE]
 //                     [--read-connections N] [--operator-rpc] [--client-read-ms N]
 //                     [--client-queue-bytes N]
 //   veil-ledger query TEXT | count TEXT | entity KEY | block N | receipt HASH | verify-chain
@@ -55,19 +56,19 @@ struct Target {
 };
 
 // The api of an inspection verb: a ledger opened on the store, or a node over JSON-RPC.
-Result<std::shared_ptr<veil::ledger::LedgerApi>> Open(const Target& t) {
+Result<std::shared_ptr<veil::ledger::LedgerAdmin>> Open(const Target& t) {
   if (t.store.empty() == t.rpc.empty()) {
     return veil::InvalidArgument("give exactly one of --store and --rpc");
   }
   if (!t.rpc.empty()) {
     VEIL_ASSIGN_OR_RETURN(auto remote, node::ConnectRemote(t.rpc));
-    return std::shared_ptr<veil::ledger::LedgerApi>(std::move(remote));
+    return std::shared_ptr<veil::ledger::LedgerAdmin>(std::move(remote));
   }
   VEIL_ASSIGN_OR_RETURN(auto store, node::OpenStore(t.store));
   veil::ledger::LedgerOptions o;
   o.chain_id = t.chain_id;
   VEIL_ASSIGN_OR_RETURN(auto ledger, veil::ledger::Ledger::Open(std::move(store), o));
-  return std::shared_ptr<veil::ledger::LedgerApi>(
+  return std::shared_ptr<veil::ledger::LedgerAdmin>(
       std::make_shared<veil::ledger::LocalLedger>(std::move(ledger)));
 }
 
@@ -81,6 +82,7 @@ struct ServeArgs {
   std::string store;
   std::string listen = "127.0.0.1:8545";
   std::string block_time = "instant";
+  std::string nominal_block_time;  // empty: NodeOptions' default
   std::string sweep_interval = "10s";
   std::uint64_t chain_id = 1;
   std::string port_file;
@@ -125,6 +127,17 @@ int Serve(const ServeArgs& a) {
   auto bt = node::ParseDuration(a.block_time, true);
   if (!bt.ok()) return Fail(bt.status());
   o.block_time = *bt;
+  if (!a.nominal_block_time.empty()) {
+    if (o.block_time.count() > 0) {
+      return Fail(veil::InvalidArgument(
+          "--nominal-block-time is for an instant node: a timed node's is its --block-time"));
+    }
+    auto nominal = node::ParseDuration(a.nominal_block_time, false);
+    if (!nominal.ok()) {
+      return Fail(veil::InvalidArgument("--nominal-block-time: " + nominal.status().message()));
+    }
+    o.nominal_block_time = *nominal;
+  }
   auto sweep = node::ParseDuration(a.sweep_interval, false);
   if (!sweep.ok()) return Fail(sweep.status());
   o.sweep_interval = *sweep;
@@ -168,6 +181,8 @@ int main(int argc, char** argv) {
       ->required();
   serve_cmd->add_option("--listen", serve.listen, "HOST:PORT (port 0: any free port)");
   serve_cmd->add_option("--block-time", serve.block_time, "instant, or a duration: 2s, 500ms");
+  serve_cmd->add_option("--nominal-block-time", serve.nominal_block_time,
+                        "instant node: the block time it declares to clients (default 2s)");
   serve_cmd->add_option("--sweep-interval", serve.sweep_interval, "sweeper period: 10s, 1m");
   serve_cmd->add_option("--chain-id", serve.chain_id, "chain id");
   serve_cmd->add_option("--port-file", serve.port_file, "write the bound port to FILE");

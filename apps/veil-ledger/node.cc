@@ -240,7 +240,7 @@ std::size_t ClientLimits::QueuedBytes(const std::string& client) const {
   return it == accounts_.end() ? 0 : it->second.queued_bytes;
 }
 
-Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::LedgerApi> api,
+Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::LedgerAdmin> api,
                              std::shared_ptr<net::MetricsRegistry> metrics,
                              std::shared_ptr<const FailedReceiptLog> failures,
                              std::shared_ptr<const ledger::Ledger> local,
@@ -357,6 +357,11 @@ Status RegisterLedgerMethods(net::JsonRpcDispatcher& d, std::shared_ptr<ledger::
     VEIL_ASSIGN_OR_RETURN(auto id, api->ChainId());
     return Json(id);
   });
+  methods.emplace_back("arkiv_getChainInfo", [=](const Json& p) -> Result<Json> {
+    VEIL_RETURN_IF_ERROR(CheckParams(p, 0, 0));
+    VEIL_ASSIGN_OR_RETURN(auto info, api->ChainInfo());
+    return lj::ToJson(info);
+  });
   methods.emplace_back("arkiv_getBlock", [=](const Json& p) -> Result<Json> {
     VEIL_RETURN_IF_ERROR(CheckParams(p, 1, 1));
     if (!p[0].is_number_integer() || (!p[0].is_number_unsigned() && p[0].get<std::int64_t>() < 0)) {
@@ -466,6 +471,10 @@ Result<std::unique_ptr<ledger::RemoteLedger>> ConnectRemote(const std::string& b
 Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   std::unique_ptr<Node> n(new Node());
   n->options_ = std::move(options);
+  // The block time the node declares (ChainInfo): a timed node's own, an instant node's nominal.
+  const std::chrono::milliseconds declared =
+      n->options_.block_time.count() > 0 ? n->options_.block_time : n->options_.nominal_block_time;
+  if (declared.count() <= 0) return InvalidArgument("nominal block time: must be positive");
   VEIL_ASSIGN_OR_RETURN(auto store, OpenStore(n->options_.store));
   ledger::LedgerOptions lo;
   lo.chain_id = n->options_.chain_id;
@@ -473,6 +482,7 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   lo.limits = n->options_.limits;
   lo.mode =
       n->options_.block_time.count() > 0 ? ledger::BlockMode::kTimed : ledger::BlockMode::kInstant;
+  lo.nominal_block_time_ms = static_cast<std::uint64_t>(declared.count());
   VEIL_ASSIGN_OR_RETURN(auto ledger, ledger::Ledger::Open(std::move(store), lo));
   n->ledger_ = std::move(ledger);
   n->api_ = std::make_shared<ledger::LocalLedger>(n->ledger_);
@@ -494,7 +504,7 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   // The dispatcher gives every call of a body (a batch too) the peer's address: its calls share
   // the client's limits.
   n->dispatcher_->Mount(*n->server_, "/rpc");
-  std::weak_ptr<ledger::LedgerApi> weak = n->api_;
+  std::weak_ptr<ledger::LedgerAdmin> weak = n->api_;
   n->server_->SetHealthCheck([weak]() -> Status {
     auto api = weak.lock();
     if (!api) return Unavailable("stopping");
@@ -549,7 +559,8 @@ void Node::SweepLoop() {
 Status Node::Stop() {
   if (stopped_) return Status::Ok();
   stopped_ = true;
-  Status s = server_->Stop();
+  // A node whose Start failed half way has only some of its parts.
+  Status s = server_ ? server_->Stop() : Status::Ok();
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -557,7 +568,7 @@ Status Node::Stop() {
   cv_.notify_all();
   if (timer_.joinable()) timer_.join();
   if (sweeper_.joinable()) sweeper_.join();
-  if (options_.block_time.count() > 0) {
+  if (ledger_ && options_.block_time.count() > 0) {
     // Seal what was accepted before the stop, so no acknowledged pending transaction is lost.
     for (int i = 0; i < 1000; ++i) {
       auto r = ledger_->SealBlock();

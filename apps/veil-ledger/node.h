@@ -1,10 +1,10 @@
-// The `veil-ledger` node as a library: store specs, the arkiv_* JSON-RPC methods over a LedgerApi,
-// the block timer and sweeper, and a Node that runs all of it behind an HttpServer
+// The `veil-ledger` node as a library: store specs, the arkiv_* JSON-RPC methods over a
+// LedgerAdmin, the block timer and sweeper, and a Node that runs all of it behind an HttpServer
 // (docs/notes/veil-ledger.md). main.cc is a thin CLI over it; tests and the fuzz target start
 // Nodes or dispatchers in-process.
 //
 // Thread safety: RegisterLedgerMethods before the server starts; the handlers are as thread-safe
-// as the LedgerApi (LocalLedger: fully). Node's Start/Stop from one thread.
+// as the LedgerAdmin (LocalLedger: fully). Node's Start/Stop from one thread.
 #pragma once
 
 #include <chrono>
@@ -21,8 +21,9 @@
 #include <thread>
 
 #include "veil/base/result.h"
-#include "veil/ledger/api.h"
+#include "veil/ledger/admin.h"
 #include "veil/ledger/ledger.h"
+#include "veil/ledger/local.h"
 #include "veil/ledger/remote.h"
 #include "veil/net/http_client.h"
 #include "veil/net/http_server.h"
@@ -120,14 +121,15 @@ class ClientLimits {
 
 // Registers arkiv_sendTransaction, arkiv_getEntity, arkiv_query, arkiv_getEntityCount,
 // arkiv_explain, arkiv_explainCount, arkiv_getHead, arkiv_blockNumber, arkiv_chainId,
-// arkiv_getBlock, arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain. `metrics` may be null.
-// With `local` (the ledger behind `api`, in this process) the metrics also count its block writes
-// (veil_ledger_block_writes_total: in instant mode, landed transactions over block writes is
-// the mean group-commit size). With `clients`, each call is counted against its caller (the
-// JsonRpcCallContext's peer, by net::ClientAddressKey; ClientLimits). arkiv_verifyChain is an
-// operator's call: without `operator_methods` it is refused (kPermissionDenied) without running.
+// arkiv_getChainInfo, arkiv_getBlock, arkiv_getReceipt, arkiv_getAccount and arkiv_verifyChain.
+// `metrics` may be null. With `local` (the ledger behind `api`, in this process) the metrics also
+// count its block writes (veil_ledger_block_writes_total: in instant mode, landed transactions over
+// block writes is the mean group-commit size). With `clients`, each call is counted against its
+// caller (the JsonRpcCallContext's peer, by net::ClientAddressKey; ClientLimits). arkiv_verifyChain
+// is an operator's call: without `operator_methods` it is refused (kPermissionDenied) without
+// running.
 Status RegisterLedgerMethods(net::JsonRpcDispatcher& dispatcher,
-                             std::shared_ptr<ledger::LedgerApi> api,
+                             std::shared_ptr<ledger::LedgerAdmin> api,
                              std::shared_ptr<net::MetricsRegistry> metrics = nullptr,
                              std::shared_ptr<const FailedReceiptLog> failures = nullptr,
                              std::shared_ptr<const ledger::Ledger> local = nullptr,
@@ -147,6 +149,9 @@ struct NodeOptions {
   std::uint16_t port = 0;
   std::uint64_t chain_id = 1;
   std::chrono::milliseconds block_time{0};  // 0: instant (one block per transaction)
+  // What an instant node declares as its block time (ChainInfo::nominal_block_time_ms; a timed
+  // node's is block_time). Positive.
+  std::chrono::milliseconds nominal_block_time{2000};
   std::chrono::milliseconds sweep_interval{10'000};
   std::size_t sweep_max_rows = 1000;
   std::size_t max_body_bytes = 9u << 20;  // a kMaxTxBytes transaction in hex, and some
@@ -174,7 +179,7 @@ class Node {
 
   std::uint16_t port() const { return server_->port(); }
   ledger::Ledger& ledger() { return *ledger_; }
-  std::shared_ptr<ledger::LedgerApi> api() { return api_; }
+  std::shared_ptr<ledger::LedgerAdmin> api() { return api_; }
 
   // Timed mode: seals one block now, as the timer does (the failed transactions' receipts kept,
   // the clients' queued bytes given back).
@@ -191,7 +196,7 @@ class Node {
 
   NodeOptions options_;
   std::shared_ptr<ledger::Ledger> ledger_;
-  std::shared_ptr<ledger::LedgerApi> api_;
+  std::shared_ptr<ledger::LedgerAdmin> api_;
   std::shared_ptr<FailedReceiptLog> failures_ = std::make_shared<FailedReceiptLog>(10'000);
   std::shared_ptr<ClientLimits> clients_;
   std::unique_ptr<net::JsonRpcDispatcher> dispatcher_;

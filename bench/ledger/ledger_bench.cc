@@ -137,8 +137,8 @@
 
 #if VEIL_BENCH_LEDGER_HTTP
 #include "node.h"
-#include "veil/ledger/api.h"
 #include "veil/ledger/json.h"
+#include "veil/ledger/local.h"
 #include "veil/ledger/remote.h"
 #include "veil/net/http_server.h"
 #include "veil/net/json_rpc.h"
@@ -363,7 +363,7 @@ class HttpFront {
 
  private:
   HttpFront() = default;
-  std::shared_ptr<LedgerApi> api_;
+  std::shared_ptr<LedgerAdmin> api_;
   std::unique_ptr<net::HttpServer> server_;
   std::unique_ptr<net::JsonRpcDispatcher> dispatcher_;
   std::unique_ptr<RemoteLedger> client_;

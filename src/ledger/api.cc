@@ -1,12 +1,18 @@
-// LocalLedger (api.h).
+// LedgerApi's calls that take a query built in code (api.h).
 #include "veil/ledger/api.h"
+
+#include <string>
 
 namespace veil::ledger {
 
-Result<BlockHeader> LocalLedger::Head() {
-  // Ledger::Head() is the head as of the last call; on a shared store read it fresh (on a reader
-  // connection: it does not wait for a write in progress).
-  return ledger_->FreshHead();
+Result<QueryPage> LedgerApi::Query(const query::Expr& filter, const QueryOptions& options) {
+  VEIL_ASSIGN_OR_RETURN(std::string text, query::ToCheckedString(filter));
+  return Query(std::string_view(text), options);
+}
+
+Result<CountResult> LedgerApi::Count(const query::Expr& filter) {
+  VEIL_ASSIGN_OR_RETURN(std::string text, query::ToCheckedString(filter));
+  return Count(std::string_view(text));
 }
 
 }  // namespace veil::ledger

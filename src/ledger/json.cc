@@ -151,6 +151,12 @@ class Obj {
     if (v > std::numeric_limits<std::uint32_t>::max()) return Fail(name, "a 32-bit integer");
     *out = static_cast<std::uint32_t>(v);
   }
+  void Size(const char* name, std::size_t* out) {
+    std::uint64_t v = 0;
+    if (!U64(name, &v)) return;
+    if (v > std::numeric_limits<std::size_t>::max()) return Fail(name, "a size of this machine");
+    *out = static_cast<std::size_t>(v);
+  }
   void Bool(const char* name, bool* out) {
     const Json* v = Field(name, true);
     if (v == nullptr) return;
@@ -1062,6 +1068,139 @@ Result<Account> AccountFromJson(const Json& j) {
   o.U64("createNonce", &a.create_nonce);
   VEIL_RETURN_IF_ERROR(o.Finish());
   return a;
+}
+
+namespace {
+
+Result<GasSchedule> GasFromJson(const Json& j, const std::string& what) {
+  Obj o(j, what);
+  GasSchedule g;
+  o.U64("txBase", &g.tx_base);
+  o.U64("calldataZeroByte", &g.calldata_zero_byte);
+  o.U64("calldataNonzeroByte", &g.calldata_nonzero_byte);
+  o.U64("opCreate", &g.op_create);
+  o.U64("opUpdate", &g.op_update);
+  o.U64("opExtend", &g.op_extend);
+  o.U64("opTransfer", &g.op_transfer);
+  o.U64("opDelete", &g.op_delete);
+  o.U64("storedByte", &g.stored_byte);
+  o.U64("blockGasLimit", &g.block_gas_limit);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return g;
+}
+
+Result<QueryLimits> QueryLimitsFromJson(const Json& j, const std::string& what) {
+  Obj o(j, what);
+  QueryLimits q;
+  o.Size("maxQueryBytes", &q.max_query_bytes);
+  o.Size("maxDepth", &q.max_depth);
+  o.Size("maxPredicates", &q.max_predicates);
+  o.Size("maxInValues", &q.max_in_values);
+  o.Size("maxPage", &q.max_page);
+  o.U64("countCap", &q.count_cap);
+  o.U64("cursorLifetimeBlocks", &q.cursor_lifetime_blocks);
+  o.U64("maxReadSteps", &q.max_read_steps);
+  o.U32("maxReadMs", &q.max_read_ms);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return q;
+}
+
+Result<QueueLimits> QueueLimitsFromJson(const Json& j, const std::string& what) {
+  Obj o(j, what);
+  QueueLimits q;
+  o.Size("maxBytes", &q.max_bytes);
+  o.Size("maxSenderBytes", &q.max_sender_bytes);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return q;
+}
+
+Result<Limits> LimitsFromJson(const Json& j, const std::string& what) {
+  Obj o(j, what);
+  Limits l;
+  o.Size("maxPayloadBytes", &l.max_payload_bytes);
+  o.Size("maxCreateAttributes", &l.max_create_attributes);
+  o.Size("maxEntityAttributes", &l.max_entity_attributes);
+  o.Size("maxAttributeName", &l.max_attribute_name);
+  o.Size("maxStringValue", &l.max_string_value);
+  o.Size("maxContentType", &l.max_content_type);
+  o.Size("maxOpsPerTx", &l.max_ops_per_tx);
+  o.U64("maxLifetimeBlocks", &l.max_lifetime_blocks);
+  o.Nested("gas", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(l.gas, GasFromJson(v, what + ".gas"));
+    return Status::Ok();
+  });
+  o.Nested("query", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(l.query, QueryLimitsFromJson(v, what + ".query"));
+    return Status::Ok();
+  });
+  o.Nested("queue", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(l.queue, QueueLimitsFromJson(v, what + ".queue"));
+    return Status::Ok();
+  });
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return l;
+}
+
+}  // namespace
+
+Json ToJson(const Limits& l) {
+  const GasSchedule& g = l.gas;
+  const QueryLimits& q = l.query;
+  return {
+      {"maxPayloadBytes", l.max_payload_bytes},
+      {"maxCreateAttributes", l.max_create_attributes},
+      {"maxEntityAttributes", l.max_entity_attributes},
+      {"maxAttributeName", l.max_attribute_name},
+      {"maxStringValue", l.max_string_value},
+      {"maxContentType", l.max_content_type},
+      {"maxOpsPerTx", l.max_ops_per_tx},
+      {"maxLifetimeBlocks", l.max_lifetime_blocks},
+      {"gas",
+       {{"txBase", g.tx_base},
+        {"calldataZeroByte", g.calldata_zero_byte},
+        {"calldataNonzeroByte", g.calldata_nonzero_byte},
+        {"opCreate", g.op_create},
+        {"opUpdate", g.op_update},
+        {"opExtend", g.op_extend},
+        {"opTransfer", g.op_transfer},
+        {"opDelete", g.op_delete},
+        {"storedByte", g.stored_byte},
+        {"blockGasLimit", g.block_gas_limit}}},
+      {"query",
+       {{"maxQueryBytes", q.max_query_bytes},
+        {"maxDepth", q.max_depth},
+        {"maxPredicates", q.max_predicates},
+        {"maxInValues", q.max_in_values},
+        {"maxPage", q.max_page},
+        {"countCap", q.count_cap},
+        {"cursorLifetimeBlocks", q.cursor_lifetime_blocks},
+        {"maxReadSteps", q.max_read_steps},
+        {"maxReadMs", q.max_read_ms}}},
+      {"queue", {{"maxBytes", l.queue.max_bytes}, {"maxSenderBytes", l.queue.max_sender_bytes}}}};
+}
+
+Result<Limits> LimitsFromJson(const Json& j) { return LimitsFromJson(j, "limits"); }
+
+Json ToJson(const ChainInfo& c) {
+  return {{"chainId", c.chain_id},          {"limits", ToJson(c.limits)},
+          {"blockTimeMs", c.block_time_ms}, {"nominalBlockTimeMs", c.nominal_block_time_ms},
+          {"headNumber", c.head_number},    {"headTimestampMs", c.head_timestamp_ms}};
+}
+
+Result<ChainInfo> ChainInfoFromJson(const Json& j) {
+  Obj o(j, "chainInfo");
+  ChainInfo c;
+  o.U64("chainId", &c.chain_id);
+  o.Nested("limits", [&](const Json& v) -> Status {
+    VEIL_ASSIGN_OR_RETURN(c.limits, LimitsFromJson(v, "chainInfo.limits"));
+    return Status::Ok();
+  });
+  o.U64("blockTimeMs", &c.block_time_ms);
+  o.U64("nominalBlockTimeMs", &c.nominal_block_time_ms);
+  o.U64("headNumber", &c.head_number);
+  o.U64("headTimestampMs", &c.head_timestamp_ms);
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  return c;
 }
 
 }  // namespace veil::ledger::json

@@ -486,6 +486,9 @@ Ledger::~Ledger() = default;
 Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, LedgerOptions options) {
   if (store == nullptr) return InvalidArgument("no store");
   if (options.limits.query.max_page == 0) return InvalidArgument("max_page must be positive");
+  if (options.nominal_block_time_ms == 0) {
+    return InvalidArgument("nominal_block_time_ms must be positive");
+  }
   std::unique_ptr<Ledger> l(new Ledger(std::move(store), std::move(options)));
   l->store_->SetReadBudget(l->ReadBudgetOf());
   VEIL_ASSIGN_OR_RETURN(auto st, l->store_->LoadState());

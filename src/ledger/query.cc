@@ -1,6 +1,7 @@
 // The query tokenizer, parser and type checker (grammar in query.h and docs/notes/ledger.md).
 #include "veil/ledger/query.h"
 
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -607,6 +608,128 @@ std::string ToString(const Expr& e) {
     return out + ")";
   }
   return out + LiteralText(p.values[0]);
+}
+
+namespace {
+
+// Names the parser reads as an attribute: an identifier that is not the NOT a predicate cannot
+// start with.
+bool IsAttributeName(std::string_view name) {
+  if (name.empty() || !IsIdentStart(name[0])) return false;
+  for (char c : name) {
+    if (!IsIdentChar(c)) return false;
+  }
+  return name != "NOT" && name != "not";
+}
+
+// What makes `e` an Expr no query text has, or "" (ToCheckedString). `top`: `e` is the whole
+// query, where alone `*` may stand.
+std::string ShapeError(const Expr& e, bool top) {
+  switch (e.kind) {
+    case Expr::Kind::kAll:
+      return top ? "" : "* (All) stands only for the whole query, not inside one";
+    case Expr::Kind::kAnd:
+    case Expr::Kind::kOr:
+      if (e.children.size() < 2) return "an AND or OR needs two terms or more";
+      break;
+    case Expr::Kind::kNot:
+      if (e.children.size() != 1) return "a NOT takes one term";
+      break;
+    case Expr::Kind::kPredicate: {
+      const Predicate& p = e.predicate;
+      if (p.field == Field::kAttribute && !IsAttributeName(p.name)) {
+        return "an attribute name must be an identifier ([A-Za-z_][A-Za-z0-9_.-]*, not NOT)";
+      }
+      if (p.field != Field::kAttribute && !p.name.empty()) return "a meta field has no name";
+      if (p.values.empty()) return "a comparison needs a value";
+      if (p.values.size() > 1 && p.op != CmpOp::kIn && p.op != CmpOp::kNotIn) {
+        return "only IN and NOT IN take several values";
+      }
+      return "";
+    }
+  }
+  for (const auto& c : e.children) {
+    std::string error = ShapeError(c, false);
+    if (!error.empty()) return error;
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<std::string> ToCheckedString(const Expr& e) {
+  if (std::string error = ShapeError(e, true); !error.empty()) {
+    return InvalidArgument("query expression: " + error);
+  }
+  std::string text = ToString(e);
+  QueryLimits unbounded;
+  unbounded.max_query_bytes = std::numeric_limits<std::size_t>::max();
+  unbounded.max_depth = std::numeric_limits<std::size_t>::max() - 1;
+  unbounded.max_predicates = std::numeric_limits<std::size_t>::max();
+  unbounded.max_in_values = std::numeric_limits<std::size_t>::max();
+  // The type checks (a glob on a number, a hex literal on an attribute, ...) are the parser's.
+  auto parsed = Parse(text, unbounded);
+  if (!parsed.ok()) return InvalidArgument("query expression: " + parsed.status().message());
+  // The guard for anything the checks above missed: the text must mean exactly `e`.
+  if (!(*parsed == e)) return InvalidArgument("query expression: its text means another query");
+  return text;
+}
+
+Expr Operand::Compare(CmpOp op, Literal v) const {
+  Expr e;
+  e.kind = Expr::Kind::kPredicate;
+  e.predicate.field = field_;
+  e.predicate.name = name_;
+  e.predicate.op = op;
+  e.predicate.values.push_back(std::move(v));
+  return e;
+}
+
+Expr Operand::List(CmpOp op, std::vector<Literal> values) const {
+  Expr e;
+  e.kind = Expr::Kind::kPredicate;
+  e.predicate.field = field_;
+  e.predicate.name = name_;
+  e.predicate.op = op;
+  e.predicate.values = std::move(values);
+  return e;
+}
+
+namespace {
+
+// a op b, with a term that is itself an `op` contributing its terms (a && (b && c) is
+// a && b && c, as the parser reads it without the parentheses).
+Expr Join(Expr::Kind kind, Expr a, Expr b) {
+  Expr out;
+  out.kind = kind;
+  for (Expr* term : {&a, &b}) {
+    if (term->kind == kind) {
+      for (auto& c : term->children) out.children.push_back(std::move(c));
+    } else {
+      out.children.push_back(std::move(*term));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Expr operator&&(Expr a, Expr b) {
+  if (a.kind == Expr::Kind::kAll) return b;
+  if (b.kind == Expr::Kind::kAll) return a;
+  return Join(Expr::Kind::kAnd, std::move(a), std::move(b));
+}
+
+Expr operator||(Expr a, Expr b) {
+  if (a.kind == Expr::Kind::kAll || b.kind == Expr::Kind::kAll) return All();
+  return Join(Expr::Kind::kOr, std::move(a), std::move(b));
+}
+
+Expr operator!(Expr e) {
+  Expr out;
+  out.kind = Expr::Kind::kNot;
+  out.children.push_back(std::move(e));
+  return out;
 }
 
 std::size_t CountPredicates(const Expr& e) {

@@ -83,6 +83,14 @@ Result<BlockHeader> RemoteLedger::Head() {
   return Reply(lj::BlockHeaderFromJson(j));
 }
 
+Result<ChainInfo> RemoteLedger::ChainInfo() {
+  VEIL_ASSIGN_OR_RETURN(Json j, Call("arkiv_getChainInfo", nullptr));
+  VEIL_ASSIGN_OR_RETURN(ledger::ChainInfo info, Reply(lj::ChainInfoFromJson(j)));
+  std::lock_guard<std::mutex> lock(mu_);
+  chain_id_ = info.chain_id;
+  return info;
+}
+
 Result<std::uint64_t> RemoteLedger::ChainId() {
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -1,6 +1,8 @@
 // One behaviour suite for LedgerApi, run against the in-process ledger (LocalLedger) and against
 // a node over HTTP (RemoteLedger -> in-process Node on 127.0.0.1, SQLite in memory): create,
-// update, extend, transfer, delete, queries with cursors, counts, receipts, blocks, failures.
+// update, extend, transfer, delete, queries with cursors (as text and built in code), counts,
+// receipts, blocks, the chain's description in instant and timed mode, failures; the operator's
+// calls (LedgerAdmin) beside them.
 // NodeLimits: what one client address may take of a node (ClientLimits), from two source
 // addresses on the loopback.
 #include <arpa/inet.h>
@@ -13,8 +15,10 @@
 
 #include "apps_test_util.h"
 #include "net/raw_connection.h"
+#include "veil/ledger/admin.h"
 #include "veil/ledger/api.h"
 #include "veil/ledger/json.h"
+#include "veil/ledger/local.h"
 #include "veil/net/error_map.h"
 
 namespace veil::ledger_node::testing {
@@ -33,7 +37,7 @@ class LedgerApiTest : public ::testing::TestWithParam<Mode> {
       ASSERT_TRUE(store.ok()) << store.status().ToString();
       auto l = ledger::Ledger::Open(std::move(*store), ledger::LedgerOptions{});
       ASSERT_TRUE(l.ok()) << l.status().ToString();
-      api_ = std::make_shared<ledger::LocalLedger>(std::move(*l));
+      admin_ = std::make_shared<ledger::LocalLedger>(std::move(*l));
     } else {
       NodeOptions o;
       o.store = "sqlite::memory:";
@@ -42,11 +46,13 @@ class LedgerApiTest : public ::testing::TestWithParam<Mode> {
       node_ = std::move(*n);
       auto r = ConnectRemote("http://127.0.0.1:" + std::to_string(node_->port()));
       ASSERT_TRUE(r.ok()) << r.status().ToString();
-      api_ = std::move(*r);
+      admin_ = std::move(*r);
     }
+    api_ = admin_;
   }
   void TearDown() override {
     api_.reset();
+    admin_.reset();
     if (node_) {
       EXPECT_TRUE(node_->Stop().ok());
     }
@@ -66,7 +72,9 @@ class LedgerApiTest : public ::testing::TestWithParam<Mode> {
   }
 
   std::unique_ptr<Node> node_;
+  // The same ledger as products see it, and as its operator does.
   std::shared_ptr<ledger::LedgerApi> api_;
+  std::shared_ptr<ledger::LedgerAdmin> admin_;
 };
 
 // Entities compared without the store-internal fields, which do not travel.
@@ -146,11 +154,11 @@ TEST_P(LedgerApiTest, EntityLifecycle) {
   EXPECT_EQ(acct->tx_nonce, 4u);  // the failed delete did not consume a nonce
   EXPECT_EQ(acct->create_nonce, 1u);
   if (GetParam() == Mode::kLocal) {
-    EXPECT_TRUE(api_->VerifyChain().ok());
+    EXPECT_TRUE(admin_->VerifyChain().ok());
   } else {
     // An operator's call, which a node serves only when started with operator_rpc; the
     // operator's own path (the ledger beside the node) verifies.
-    const Status refused = api_->VerifyChain();
+    const Status refused = admin_->VerifyChain();
     EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused.ToString();
     EXPECT_NE(refused.message().find("operator"), std::string::npos) << refused.ToString();
     EXPECT_TRUE(node_->ledger().VerifyChain().ok());
@@ -264,13 +272,13 @@ TEST_P(LedgerApiTest, QueriesCursorsCountsExplain) {
   ASSERT_EQ(full_page->entities.size(), 1u);
   EXPECT_EQ(Wire(full_page->entities[0]), Wire(**api_->Get(full_page->entities[0].key)));
 
-  auto plan = api_->Explain("kind = \"doc\"", {});
+  auto plan = admin_->Explain("kind = \"doc\"", {});
   ASSERT_TRUE(plan.ok());
   EXPECT_NE(plan->find("compiled"), std::string::npos);
-  auto count_plan = api_->ExplainCount("kind = \"doc\"");
+  auto count_plan = admin_->ExplainCount("kind = \"doc\"");
   ASSERT_TRUE(count_plan.ok()) << count_plan.status().ToString();
   EXPECT_NE(count_plan->find("attr_str_nv"), std::string::npos) << *count_plan;
-  EXPECT_EQ(api_->ExplainCount("kind = ").status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(admin_->ExplainCount("kind = ").status().code(), Code::kInvalidArgument);
 
   // Bad queries are errors with the same code both ways.
   EXPECT_EQ(api_->Query("kind = ", {}).status().code(), Code::kInvalidArgument);
@@ -297,10 +305,214 @@ TEST_P(LedgerApiTest, RejectedTransactionsAreErrors) {
   EXPECT_EQ(api_->Count("*")->count, 1u);
 }
 
+// Queries built in code (query.h): values that would change a query pasted together as text
+// (quotes, backslashes, operators, parentheses, a glob star, non-ASCII) match as values, both ways.
+TEST_P(LedgerApiTest, QueriesBuiltInCode) {
+  namespace q = ledger::query;
+  Wallet w, other;
+  const std::vector<std::string> hostile = {
+      "x\"y", "a\\b", "\\\"", "\") || *", "v\" || name = \"w", "caf\xc3\xa9 \xe2\x82\xac",
+      "&& (", "it's", "*",    "",         ") OR (n >= 0"};
+  std::vector<ledger::Operation> ops;
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    ops.push_back(Create(100, {Attribute::Num("n", i), Attribute::Str("name", hostile[i])}));
+  }
+  SubmitOk(Sign(w, ops));
+  SubmitOk(Sign(other, {Create(100, {Attribute::Num("n", 100), Attribute::Str("name", "x\"y")})}));
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    auto page = api_->Query(q::Attr("name") == hostile[i]);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    ASSERT_EQ(page->entities.size(), i == 0 ? 2u : 1u) << hostile[i];
+    for (const auto& e : page->entities) {
+      ASSERT_EQ(e.attributes.size(), 2u);
+      EXPECT_EQ(e.attributes[1], Attribute::Str("name", hostile[i]));
+    }
+    auto mine = api_->Count(q::Attr("name") == hostile[i] && q::Owner(w.address()));
+    ASSERT_TRUE(mine.ok()) << mine.status().ToString();
+    EXPECT_EQ(mine->count, 1u) << hostile[i];
+    auto not_mine = api_->Count(q::Attr("name") == hostile[i] && !q::Creator(w.address()));
+    ASSERT_TRUE(not_mine.ok()) << not_mine.status().ToString();
+    EXPECT_EQ(not_mine->count, i == 0 ? 1u : 0u) << hostile[i];
+  }
+  auto ranged = api_->Count(q::Attr("n") >= 5u && q::Owner(w.address()));
+  ASSERT_TRUE(ranged.ok()) << ranged.status().ToString();
+  EXPECT_EQ(ranged->count, hostile.size() - 5);
+  auto listed = api_->Count(q::Attr("name").In({"it's", "*", "nothing"}) || q::Attr("n") == 100u);
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  EXPECT_EQ(listed->count, 3u);
+  auto globbed = api_->Count(q::Attr("name").Glob("caf*"));
+  ASSERT_TRUE(globbed.ok()) << globbed.status().ToString();
+  EXPECT_EQ(globbed->count, 1u);
+  EXPECT_EQ(api_->Count(q::All())->count, hostile.size() + 1);
+
+  ledger::QueryOptions keys;
+  keys.projection = ledger::Projection::KeysOnly();
+  keys.limit = 3;
+  auto page =
+      api_->Query(q::Attr("n") < 100u && q::ContentType() == "application/octet-stream", keys);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  EXPECT_EQ(page->entities.size(), 3u);
+  EXPECT_FALSE(page->cursor.empty());
+  EXPECT_TRUE(page->entities[0].attributes.empty());
+
+  // An Expr that no query text has is refused before anything is sent.
+  for (const auto& bad : {q::Attr("NOT") == 1u, q::Attr("a b") == 1u, q::Attr("") == 1u,
+                          q::ExpiresAt().Glob("1*"), !q::All(), q::Meta(q::Field::kKey) == 1u}) {
+    EXPECT_EQ(api_->Count(bad).status().code(), Code::kInvalidArgument) << q::ToString(bad);
+    EXPECT_EQ(api_->Query(bad).status().code(), Code::kInvalidArgument) << q::ToString(bad);
+  }
+}
+
+TEST_P(LedgerApiTest, ChainInfoOfAnInstantLedger) {
+  Wallet w;
+  SubmitOk(Sign(w, {Create(100)}));
+  SubmitOk(Sign(w, {Create(100)}));
+  auto info = api_->ChainInfo();
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->chain_id, 1u);
+  EXPECT_EQ(*api_->ChainId(), 1u);
+  EXPECT_EQ(info->limits, ledger::Limits::Arkiv());
+  EXPECT_EQ(info->block_time_ms, 0u);
+  EXPECT_EQ(info->nominal_block_time_ms, 2000u);  // the default, as Arkiv's blocks
+  auto head = api_->Head();
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(info->head_number, 2u);
+  EXPECT_EQ(info->head_number, head->number);
+  EXPECT_EQ(info->head_timestamp_ms, head->timestamp_ms);
+  EXPECT_GT(info->head_timestamp_ms, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Apis, LedgerApiTest, ::testing::Values(Mode::kLocal, Mode::kRemote),
                          [](const auto& i) {
                            return i.param == Mode::kLocal ? "Local" : "Remote";
                          });
+
+// ChainInfo of ledgers opened with other block times: a local Ledger with its options, a Node
+// with NodeOptions (what `serve --block-time` and `--nominal-block-time` set).
+class ChainInfoTest : public ::testing::TestWithParam<Mode> {
+ protected:
+  // Instant when `block_time` is 0 (declaring `nominal`), else timed. Limits of their own, so
+  // that ChainInfo is seen to carry the ledger's, not the defaults.
+  Status Open(std::chrono::milliseconds block_time, std::chrono::milliseconds nominal) {
+    limits_.max_payload_bytes = 1000;
+    limits_.gas.op_create = 12'345;
+    limits_.query.max_page = 50;
+    limits_.queue.max_sender_bytes = 1 << 20;
+    if (GetParam() == Mode::kLocal) {
+      VEIL_ASSIGN_OR_RETURN(auto store, OpenStore("sqlite::memory:"));
+      ledger::LedgerOptions o;
+      o.limits = limits_;
+      o.mode = block_time.count() > 0 ? ledger::BlockMode::kTimed : ledger::BlockMode::kInstant;
+      o.nominal_block_time_ms =
+          static_cast<std::uint64_t>((block_time.count() > 0 ? block_time : nominal).count());
+      VEIL_ASSIGN_OR_RETURN(auto l, ledger::Ledger::Open(std::move(store), o));
+      ledger_ = std::move(l);
+      api_ = std::make_shared<ledger::LocalLedger>(ledger_);
+      return Status::Ok();
+    }
+    NodeOptions o;
+    o.store = "sqlite::memory:";
+    o.limits = limits_;
+    o.block_time = block_time;
+    o.nominal_block_time = nominal;
+    VEIL_ASSIGN_OR_RETURN(node_, Node::Start(o));
+    VEIL_ASSIGN_OR_RETURN(auto r,
+                          ConnectRemote("http://127.0.0.1:" + std::to_string(node_->port())));
+    api_ = std::move(r);
+    return Status::Ok();
+  }
+  Status Seal() {
+    if (node_) return node_->Seal().status();
+    return ledger_->SealBlock().status();
+  }
+  void TearDown() override {
+    api_.reset();
+    if (node_) {
+      EXPECT_TRUE(node_->Stop().ok());
+    }
+  }
+
+  ledger::Limits limits_ = ledger::Limits::Arkiv();
+  std::shared_ptr<ledger::Ledger> ledger_;
+  std::unique_ptr<Node> node_;
+  std::shared_ptr<ledger::LedgerApi> api_;
+};
+
+TEST_P(ChainInfoTest, Timed) {
+  // An hour: the test seals the blocks.
+  ASSERT_TRUE(Open(std::chrono::hours(1), std::chrono::milliseconds(1500)).ok());
+  auto info = api_->ChainInfo();
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->block_time_ms, 3'600'000u);
+  EXPECT_EQ(info->nominal_block_time_ms, 3'600'000u);  // a timed node's own block time
+  EXPECT_EQ(info->limits, limits_);
+  EXPECT_EQ(info->head_number, 0u);
+  EXPECT_EQ(info->head_timestamp_ms, 0u);  // genesis
+
+  Wallet w;
+  auto r = api_->Submit(Sign(w, {Create(100)}));
+  ASSERT_TRUE(r.ok() && r->pending) << r.status().ToString();
+  ASSERT_TRUE(Seal().ok());
+  info = api_->ChainInfo();
+  ASSERT_TRUE(info.ok());
+  auto head = api_->Head();
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(info->head_number, 1u);
+  EXPECT_EQ(info->head_timestamp_ms, head->timestamp_ms);
+  EXPECT_GT(info->head_timestamp_ms, 0u);
+}
+
+TEST_P(ChainInfoTest, InstantWithADeclaredBlockTime) {
+  ASSERT_TRUE(Open(std::chrono::milliseconds(0), std::chrono::milliseconds(1500)).ok());
+  auto info = api_->ChainInfo();
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->block_time_ms, 0u);
+  EXPECT_EQ(info->nominal_block_time_ms, 1500u);
+  EXPECT_EQ(info->limits, limits_);
+  EXPECT_EQ(info->chain_id, 1u);
+}
+
+TEST_P(ChainInfoTest, ANominalBlockTimeOfZeroIsRefused) {
+  EXPECT_EQ(Open(std::chrono::milliseconds(0), std::chrono::milliseconds(0)).code(),
+            Code::kInvalidArgument);
+}
+
+INSTANTIATE_TEST_SUITE_P(Apis, ChainInfoTest, ::testing::Values(Mode::kLocal, Mode::kRemote),
+                         [](const auto& i) {
+                           return i.param == Mode::kLocal ? "Local" : "Remote";
+                         });
+
+// `serve --nominal-block-time`: what an instant node declares; refused when not a positive
+// duration, or beside a timed --block-time (which is then the block time).
+TEST(ServeFlags, NominalBlockTime) {
+  const auto dir = TempDir("nominal-block-time");
+  ServerProcess server;
+  ASSERT_TRUE(server.Start(dir, {"--store", "sqlite::memory:", "--nominal-block-time", "1500ms"}))
+      << server.Log();
+  auto api = ConnectRemote(server.url());
+  ASSERT_TRUE(api.ok());
+  auto info = (*api)->ChainInfo();
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->block_time_ms, 0u);
+  EXPECT_EQ(info->nominal_block_time_ms, 1500u);
+  EXPECT_EQ(server.Signal(SIGTERM), 0);
+
+  const std::vector<std::vector<std::string>> refusals = {
+      {"--nominal-block-time", "0s"},
+      {"--nominal-block-time", "instant"},
+      {"--nominal-block-time", "2"},
+      {"--nominal-block-time", "2s", "--block-time", "1s"}};
+  for (std::size_t i = 0; i < refusals.size(); ++i) {
+    std::vector<std::string> args = {"--store", "sqlite::memory:"};
+    args.insert(args.end(), refusals[i].begin(), refusals[i].end());
+    const auto own = dir / std::to_string(i);  // a log of its own
+    std::filesystem::create_directories(own);
+    ServerProcess refused;
+    EXPECT_FALSE(refused.Start(own, args)) << refusals[i][1];
+    EXPECT_NE(refused.Log().find("nominal"), std::string::npos) << refused.Log();
+  }
+  std::filesystem::remove_all(dir);
+}
 
 // POSTs a JSON-RPC body to the node at `port` on 127.0.0.1 from the source address `from` (any
 // 127/8 address: the loopback answers from all of them, so one host is several clients) and
@@ -703,6 +915,81 @@ TEST(LedgerJson, StrictDecoders) {
   EXPECT_FALSE(lj::QueryOptionsFromJson(Json{{"select", {"nope"}}}).ok());
   EXPECT_FALSE(lj::QueryOptionsFromJson(Json{{"limit", "5"}}).ok());
   EXPECT_FALSE(lj::QueryOptionsFromJson(Json{{"filter", "x"}}).ok());
+}
+
+// ChainInfo and its Limits round-trip member for member, and the decoder refuses a missing,
+// unknown or mistyped member at any depth; RemoteLedger reports such a reply as the node's fault.
+TEST(LedgerJson, ChainInfo) {
+  namespace lj = ledger::json;
+  using Json = nlohmann::json;
+  ledger::ChainInfo c;
+  c.chain_id = 18446744073709551615u;
+  c.limits.max_payload_bytes = 1;
+  c.limits.max_lifetime_blocks = 77;
+  c.limits.gas.block_gas_limit = 5;
+  c.limits.gas.stored_byte = 0;
+  c.limits.query.max_read_ms = 4294967295u;
+  c.limits.query.cursor_lifetime_blocks = 9;
+  c.limits.queue.max_bytes = 3;
+  c.block_time_ms = 250;
+  c.nominal_block_time_ms = 250;
+  c.head_number = 12;
+  c.head_timestamp_ms = 1'700'000'000'123u;
+  const Json j = lj::ToJson(c);
+  auto back = lj::ChainInfoFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->chain_id, c.chain_id);
+  EXPECT_EQ(back->limits, c.limits);
+  EXPECT_EQ(back->block_time_ms, c.block_time_ms);
+  EXPECT_EQ(back->nominal_block_time_ms, c.nominal_block_time_ms);
+  EXPECT_EQ(back->head_number, c.head_number);
+  EXPECT_EQ(back->head_timestamp_ms, c.head_timestamp_ms);
+  auto limits = lj::LimitsFromJson(lj::ToJson(ledger::Limits::Arkiv()));
+  ASSERT_TRUE(limits.ok()) << limits.status().ToString();
+  EXPECT_EQ(*limits, ledger::Limits::Arkiv());
+
+  // Every member, at every depth, is required, typed and alone.
+  std::vector<Json::json_pointer> members;
+  const Json flat = j.flatten();
+  for (const auto& [path, value] : flat.items()) members.emplace_back(path);
+  members.emplace_back("/limits/gas");
+  members.emplace_back("/limits/query");
+  members.emplace_back("/limits/queue");
+  members.emplace_back("/limits");
+  ASSERT_GT(members.size(), 30u);
+  for (const auto& m : members) {
+    Json missing = j;
+    missing[m.parent_pointer()].erase(m.back());
+    const auto r = lj::ChainInfoFromJson(missing);
+    EXPECT_NE(r.status().message().find("missing member \"" + m.back() + "\""), std::string::npos)
+        << m.to_string() << ": " << r.status().ToString();
+    Json mistyped = j;
+    mistyped[m] = "1";
+    EXPECT_EQ(lj::ChainInfoFromJson(mistyped).status().code(), Code::kInvalidArgument)
+        << m.to_string();
+    Json extra = j;
+    if (extra[m.parent_pointer()].is_object()) {
+      extra[m.parent_pointer()]["surplus"] = 1;
+      EXPECT_NE(lj::ChainInfoFromJson(extra).status().message().find("unknown member"),
+                std::string::npos)
+          << m.to_string();
+    }
+  }
+  Json negative = j;
+  negative["limits"]["query"]["maxPage"] = -1;
+  EXPECT_FALSE(lj::ChainInfoFromJson(negative).ok());
+  Json wide = j;
+  wide["limits"]["query"]["maxReadMs"] = 4294967296u;
+  EXPECT_FALSE(lj::ChainInfoFromJson(wide).ok());
+  EXPECT_FALSE(lj::ChainInfoFromJson(Json::array()).ok());
+
+  ledger::RemoteLedger remote([&](std::string_view method, const Json&, bool) -> Result<Json> {
+    EXPECT_EQ(method, "arkiv_getChainInfo");
+    Json reply = j;
+    reply["limits"]["gas"]["surplus"] = 1;
+    return reply;
+  });
+  EXPECT_EQ(remote.ChainInfo().status().code(), Code::kInternal);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Tests for the query tokenizer and parser (no SQL involved).
+// Tests for the query tokenizer and parser, and for queries built in code (no SQL involved).
 #include "veil/ledger/query.h"
 
 #include <gtest/gtest.h>
@@ -159,6 +159,141 @@ TEST(QueryParse, ToStringRoundTrips) {
     const std::string s = ToString(e);
     EXPECT_EQ(ToString(P(s)), s) << q;
   }
+}
+
+// Parse(ToString(e)) == e for every parsed query, compared as ASTs (the offsets aside).
+TEST(QueryParse, ToStringRoundTripsTheAst) {
+  for (const char* q :
+       {"*", "a = 1", "(a = 1 && (b = \"x\" || NOT (c IN (1, 2))))", "a = 1 && b = 2 && c = 3",
+        "(a = 1 && b = 2) && c = 3", "$expiration >= 3 || $createdAt < 2", "x ~ str('it''s')",
+        "$owner IN (addr(0x0000000000000000000000000000000000000001))", "AND = 1 || or = 2"}) {
+    const Expr e = P(q);
+    auto again = Parse(ToString(e), kLimits);
+    ASSERT_TRUE(again.ok()) << q;
+    EXPECT_EQ(*again, e) << q;
+    auto checked = ToCheckedString(e);
+    ASSERT_TRUE(checked.ok()) << q << ": " << checked.status().ToString();
+    EXPECT_EQ(*checked, ToString(e));
+  }
+  EXPECT_NE(P("a = 1"), P("a = 2"));
+  EXPECT_NE(P("a = 1"), P("b = 1"));
+  EXPECT_NE(P("a = 1"), P("a >= 1"));
+  EXPECT_NE(P("a = 1"), P("a = \"1\""));
+  EXPECT_EQ(P("a = 1"), P("  a   =   1"));  // the offsets differ; the queries do not
+}
+
+// Values that would break a query pasted together as text go through ToString as values: the
+// text parses back to the very same expression, a single predicate whose value is the string.
+TEST(QueryBuild, HostileValuesRoundTrip) {
+  const std::vector<std::string> hostile = {
+      "x\"y",
+      "a\\b",
+      "\\",
+      "\"",
+      "\\\"",
+      "\") || *",
+      "v\" || name = \"w",
+      "\" && $owner = 0x00 && a = \"",
+      "&& (",
+      ") OR (n >= 0",
+      "NOT (a = 1)",
+      "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+      "\xff\xfe not UTF-8",
+      std::string("nul\0inside", 11),
+      "tab\tnewline\n",
+      "it's",
+      "str('x')",
+      "*",
+      "",
+  };
+  for (const auto& v : hostile) {
+    for (const Expr& e : {Attr("name") == v, Attr("name") >= v, Attr("name").Glob(v),
+                          Attr("name").NotIn({v, "plain"}), ContentType() == v}) {
+      auto text = ToCheckedString(e);
+      ASSERT_TRUE(text.ok()) << text.status().ToString();
+      auto back = Parse(*text, kLimits);
+      ASSERT_TRUE(back.ok()) << *text << ": " << back.status().ToString();
+      EXPECT_EQ(*back, e) << *text;
+      ASSERT_EQ(back->kind, Expr::Kind::kPredicate) << *text;
+      EXPECT_EQ(std::get<std::string>(back->predicate.values[0]), v);
+    }
+    // Among other terms, still one value of one predicate.
+    const Expr both = Attr("name") == v && (Attr("n") >= 5u || !(Attr("kind") == v));
+    auto text = ToCheckedString(both);
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    auto back = Parse(*text, kLimits);
+    ASSERT_TRUE(back.ok()) << *text;
+    EXPECT_EQ(*back, both);
+    ASSERT_EQ(back->kind, Expr::Kind::kAnd);
+    ASSERT_EQ(back->children.size(), 2u);
+    EXPECT_EQ(back->children[1].kind, Expr::Kind::kOr);
+    EXPECT_EQ(CountPredicates(*back), 3u);
+  }
+}
+
+TEST(QueryBuild, Operators) {
+  Address owner{};
+  owner[19] = 7;
+  EntityKey key{};
+  key[0] = 0xab;
+  const Expr e = Attr("name") == "x\"y" && Attr("n") >= 5u && Owner(owner);
+  ASSERT_EQ(e.kind, Expr::Kind::kAnd);
+  ASSERT_EQ(e.children.size(), 3u);  // flattened, as the parser reads a && b && c
+  EXPECT_EQ(e,
+            P(R"(name = "x\"y" && n >= 5 && $owner = 0x0000000000000000000000000000000000000007)"));
+  EXPECT_EQ(Attr("a") == 1u || (Attr("b") == 2u || Attr("c") == 3u), P("a = 1 || b = 2 || c = 3"));
+  EXPECT_EQ(!(Attr("a") < 1u), P("NOT (a < 1)"));
+  EXPECT_EQ(Attr("a") <= "m", P("a <= \"m\""));
+  EXPECT_EQ(Attr("a") > std::uint64_t{18446744073709551615u}, P("a > 18446744073709551615"));
+  EXPECT_EQ(Attr("a").In({1u, 2u}), P("a IN (1, 2)"));
+  EXPECT_EQ(Attr("a").NotIn({"x"}), P("a NOT IN (\"x\")"));
+  EXPECT_EQ(Attr("a").NotGlob("x*"), P("a !~ \"x*\""));
+  EXPECT_EQ(ExpiresAt() > 10u && CreatedAtBlock() <= 4u,
+            P("$expiresAt > 10 && $createdAtBlock <= 4"));
+  EXPECT_EQ(Creator(owner), P("$creator = 0x0000000000000000000000000000000000000007"));
+  EXPECT_EQ(Key(key), P("$key = 0xab" + std::string(62, '0')));
+  EXPECT_EQ(Meta(Field::kOwner).In({Bytes(owner.begin(), owner.end())}),
+            P("$owner IN (0x0000000000000000000000000000000000000007)"));
+  // All() is the identity of && and absorbs ||.
+  EXPECT_EQ(All() && Attr("a") == 1u, P("a = 1"));
+  EXPECT_EQ(Attr("a") == 1u && All(), P("a = 1"));
+  EXPECT_EQ(Attr("a") == 1u || All(), P("*"));
+  EXPECT_EQ(ToCheckedString(All()).value(), "*");
+}
+
+// What no query text means is refused, with the reason, and nothing else.
+TEST(QueryBuild, InvalidExpressionsAreRefused) {
+  const auto refused = [](const Expr& e, std::string_view why) {
+    auto r = ToCheckedString(e);
+    EXPECT_EQ(r.status().code(), Code::kInvalidArgument) << ToString(e);
+    EXPECT_NE(r.status().message().find(why), std::string::npos) << r.status().ToString();
+  };
+  for (const char* name : {"", "NOT", "not", "a b", "a=1", "a)", "1a", "caf\xc3\xa9", "x\"", "$key",
+                           "a || b = 1 || c"}) {
+    refused(Attr(name) == 1u, "identifier");
+  }
+  refused(!All(), "whole query");
+  refused(Attr("a") == 1u && !All(), "whole query");
+  refused(ExpiresAt().Glob("1*"), "block fields compare with numbers");
+  refused(Meta(Field::kKey) == 1u, "$key needs");
+  refused(Meta(Field::kOwner) == Bytes{1, 2}, "20 bytes");
+  refused(Attr("a") == Bytes{1}, "hex literals apply");
+  refused(ContentType() < "x", "$contentType supports");
+  refused(Attr("a").In({}), "needs a value");
+  refused(Attr("a").In({1u, "x"}), "mixed types");
+  Expr lone;
+  lone.kind = Expr::Kind::kAnd;
+  lone.children.push_back(Attr("a") == 1u);
+  refused(lone, "two terms");
+  Expr two_values = Attr("a") == 1u;
+  two_values.predicate.values.push_back(two_values.predicate.values[0]);
+  refused(two_values, "only IN and NOT IN");
+  Expr named_meta = ExpiresAt() > 1u;
+  named_meta.predicate.name = "x";
+  refused(named_meta, "meta field has no name");
+  Expr stray = All();
+  stray.predicate.name = "leftover";  // a field the text cannot carry
+  refused(stray, "another query");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Blocks and the hashes that chain them (byte layouts in docs/notes/ledger.md, "Hashing").
+// The hashes that chain blocks, and the changes they commit to (byte layouts in
+// docs/notes/ledger.md, "Hashing"; BlockHeader itself is a value of types.h).
 //
 // A block commits to its parent, its transactions (tx_root) and to the rolling change-set hash
 // after its changes (Arkiv's changeSetHash): for each change in order,
@@ -14,6 +15,7 @@
 
 #include "veil/base/bytes.h"
 #include "veil/ledger/entity.h"
+#include "veil/ledger/types.h"
 
 namespace veil::ledger {
 
@@ -32,20 +34,6 @@ struct Change {
   EntityKey key{};
   Hash32 entity_hash{};  // EntityHash of the state after the change; zeros for a delete
   friend bool operator==(const Change&, const Change&) = default;
-};
-
-struct BlockHeader {
-  std::uint64_t chain_id = 0;
-  std::uint64_t number = 0;
-  Hash32 parent{};
-  std::uint64_t timestamp_ms = 0;
-  Hash32 tx_root{};
-  Hash32 changeset{};  // cumulative rolling hash after this block's changes
-  std::uint32_t tx_count = 0;
-  std::uint32_t change_count = 0;
-  std::uint64_t gas_used = 0;
-  Hash32 hash{};  // BlockHash(*this), stored beside the fields
-  friend bool operator==(const BlockHeader&, const BlockHeader&) = default;
 };
 
 // SHA-256 over "veil.ledger.block.v1" and the header fields (everything except `hash`).

@@ -16,7 +16,9 @@
 #include <string_view>
 
 #include "veil/base/result.h"
-#include "veil/ledger/ledger.h"
+#include "veil/ledger/entity.h"
+#include "veil/ledger/limits.h"
+#include "veil/ledger/types.h"
 
 namespace veil::ledger::json {
 
@@ -83,5 +85,12 @@ Result<BlockInfo> BlockInfoFromJson(const Json& j);
 
 Json ToJson(const Account& a);
 Result<Account> AccountFromJson(const Json& j);
+
+// Every field of Limits, lowerCamelCase, with "gas", "query" and "queue" as nested objects.
+Json ToJson(const Limits& l);
+Result<Limits> LimitsFromJson(const Json& j);
+// {"chainId", "limits", "blockTimeMs", "nominalBlockTimeMs", "headNumber", "headTimestampMs"}.
+Json ToJson(const ChainInfo& c);
+Result<ChainInfo> ChainInfoFromJson(const Json& j);
 
 }  // namespace veil::ledger::json

@@ -57,6 +57,7 @@
 #include "veil/ledger/limits.h"
 #include "veil/ledger/store.h"
 #include "veil/ledger/transaction.h"
+#include "veil/ledger/types.h"
 
 namespace veil::ledger {
 
@@ -91,73 +92,17 @@ struct LedgerOptions {
   // SqliteOptions::cache_mib, filled as it reads; PostgreSQL: a server process).
   std::size_t read_connections = 0;
   SignatureCheck signature_check = SignatureCheck::kDeferWhenIdle;
+  // The block time the chain declares (ChainInfo): in timed mode the period at which its
+  // SealBlock calls come (the node's --block-time sets it); in instant mode a nominal one, for
+  // clients that turn lifetimes in blocks into durations (the node's --nominal-block-time;
+  // Arkiv's blocks come every 2 s). Positive.
+  std::uint64_t nominal_block_time_ms = 2000;
 };
-
-struct TxCost {
-  std::uint32_t operations = 0;
-  std::uint64_t calldata_bytes = 0;  // the encoded transaction
-  std::uint64_t bytes_written = 0;   // payload, content type and attribute bytes stored
-  std::uint64_t gas = 0;
-};
-
-struct TxReceipt {
-  Hash32 tx_hash{};
-  Address sender{};
-  std::uint64_t nonce = 0;
-  bool pending = false;  // timed mode: queued, result comes from SealBlock
-  Status status;         // ok, or why the transaction failed (it then changed nothing)
-  std::optional<std::size_t> failed_op;  // the failing operation's index; none: the tx itself
-  std::uint64_t block = 0;               // the block it landed in (0: none)
-  std::optional<std::uint32_t> index;    // its position in that block (set by GetReceipt)
-  std::vector<EntityKey> created;        // keys of the entities it created, in op order
-  TxCost cost;
-};
-
-// The failure of a transaction whose nonce the sender already used: the same signed bytes
-// submitted twice, or another transaction with that nonce. A client that retried a submission
-// whose reply it lost asks for the receipt of its transaction's hash (RemoteLedger::Submit).
-Status NonceReplayed();
-bool IsNonceReplayed(const Status& s);
 
 struct SealResult {
   BlockHeader header;
   std::vector<TxReceipt> receipts;  // every transaction taken from the queue, failed ones too
   std::size_t still_queued = 0;     // left for the next block (gas limit)
-};
-
-struct QueryOptions {
-  Projection projection;
-  std::size_t limit = 200;                // 1..Limits::query.max_page
-  std::string cursor;                     // from the previous page; empty for the first
-  std::optional<std::uint64_t> at_block;  // pin (default head); within the cursor lifetime
-};
-
-struct QueryCost {
-  std::uint64_t query_units = 0;  // 1 + predicates + rows returned + KiB returned
-  std::uint64_t rows_scanned = 0;
-  std::uint64_t rows_returned = 0;
-  std::uint64_t bytes_returned = 0;
-};
-
-struct QueryPage {
-  std::vector<Entity> entities;
-  std::string cursor;  // empty: no more pages
-  std::uint64_t block = 0;
-  QueryCost cost;
-};
-
-struct CountResult {
-  std::uint64_t count = 0;
-  bool capped = false;  // true: there are at least `count` (= Limits::query.count_cap)
-  std::uint64_t block = 0;
-  QueryCost cost;
-};
-
-// A block as the node serves it: the header and its transactions' hashes in block order
-// (ledger_reads.cc).
-struct BlockInfo {
-  BlockHeader header;
-  std::vector<Hash32> tx_hashes;
 };
 
 struct LedgerStats {
@@ -245,6 +190,7 @@ class Ledger {
   const Limits& limits() const { return options_.limits; }
   BlockMode mode() const { return options_.mode; }
   std::uint64_t chain_id() const { return options_.chain_id; }
+  std::uint64_t nominal_block_time_ms() const { return options_.nominal_block_time_ms; }
 
  private:
   struct Pending {

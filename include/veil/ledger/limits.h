@@ -28,6 +28,7 @@ struct GasSchedule {
   std::uint64_t stored_byte = 8;  // payload, content type and attribute bytes written
   // Sealing stops adding transactions once the next one would exceed this.
   std::uint64_t block_gas_limit = 60'000'000;
+  friend bool operator==(const GasSchedule&, const GasSchedule&) = default;
 };
 
 struct QueryLimits {
@@ -50,6 +51,7 @@ struct QueryLimits {
   // (statement_timeout, set for the read's statements only). Both defaults are our choice.
   std::uint64_t max_read_steps = 100'000'000;
   std::uint32_t max_read_ms = 2'000;
+  friend bool operator==(const QueryLimits&, const QueryLimits&) = default;
 };
 
 // The timed mode's queue, bounded by the memory its transactions hold (Ledger::QueuedBytes: the
@@ -60,6 +62,7 @@ struct QueryLimits {
 struct QueueLimits {
   std::size_t max_bytes = std::size_t{256} << 20;        // 256 MiB in all
   std::size_t max_sender_bytes = std::size_t{32} << 20;  // 32 MiB per sender
+  friend bool operator==(const QueueLimits&, const QueueLimits&) = default;
 };
 
 struct Limits {
@@ -79,6 +82,7 @@ struct Limits {
   static Limits Arkiv() { return Limits{}; }
   // The largest encoded transaction the limits allow (a loose upper bound used by the decoder).
   std::size_t MaxTxBytes() const;
+  friend bool operator==(const Limits&, const Limits&) = default;
 };
 
 }  // namespace veil::ledger

@@ -1,4 +1,5 @@
-// RemoteLedger: LedgerApi over a `veil-ledger` node's JSON-RPC methods (docs/notes/veil-ledger.md).
+// RemoteLedger: LedgerApi and LedgerAdmin (admin.h) over a `veil-ledger` node's JSON-RPC methods
+// (docs/notes/veil-ledger.md).
 //
 // The transport is a function, so ledger/ needs nothing from net/: the application wires a
 // net::JsonRpcClient into it (apps/veil-ledger/node.h has MakeRpcTransport). `idempotent` tells
@@ -10,10 +11,12 @@
 // failed receipt "nonce already used (replay)". Submit then looks the transaction up by hash and,
 // when it landed, returns the landed receipt instead, so a retried submit reads like the first.
 //
-// VerifyChain calls arkiv_verifyChain, which a node serves only when started with --operator-rpc
-// (otherwise kPermissionDenied, naming `veil-ledger verify-chain --store`). A node counts every
-// read against its client address's read budget, the calls of a batch included: past it, reads
-// are refused with kResourceExhausted until the budget refills (the message says when).
+// ChainInfo calls arkiv_getChainInfo; the chain id it carries is kept, as ChainId's is (PredictKey
+// needs it and it never changes). VerifyChain calls arkiv_verifyChain, which a node serves only
+// when started with --operator-rpc (otherwise kPermissionDenied, naming `veil-ledger verify-chain
+// --store`). A node counts every read against its client address's read budget, the calls of a
+// batch included: past it, reads are refused with kResourceExhausted until the budget refills (the
+// message says when).
 //
 // Thread safety: as thread-safe as the transport (JsonRpcClient serialises calls on one
 // connection; use one RemoteLedger per thread for parallel calls).
@@ -25,7 +28,7 @@
 #include <optional>
 #include <string_view>
 
-#include "veil/ledger/api.h"
+#include "veil/ledger/admin.h"
 
 namespace veil::ledger {
 
@@ -40,25 +43,28 @@ using RpcTextReader = std::function<Status(std::string_view result_text)>;
 using RpcTextTransport = std::function<Status(std::string_view method, const nlohmann::json& params,
                                               bool idempotent, const RpcTextReader& read)>;
 
-class RemoteLedger final : public LedgerApi {
+class RemoteLedger final : public LedgerAdmin {
  public:
   explicit RemoteLedger(RpcTransport transport, RpcTextTransport text_transport = nullptr)
       : transport_(std::move(transport)), text_transport_(std::move(text_transport)) {}
 
+  using LedgerApi::Count;
   using LedgerApi::Get;
   using LedgerApi::Query;
   Result<TxReceipt> Submit(ByteView encoded) override;
   Result<std::optional<Entity>> Get(const EntityKey& key, const Projection& projection) override;
   Result<QueryPage> Query(std::string_view query, const QueryOptions& options) override;
   Result<CountResult> Count(std::string_view query) override;
-  Result<std::string> Explain(std::string_view query, const QueryOptions& options) override;
-  Result<std::string> ExplainCount(std::string_view query) override;
   Result<BlockHeader> Head() override;
+  Result<ledger::ChainInfo> ChainInfo() override;
   Result<std::uint64_t> ChainId() override;
   Result<std::optional<BlockInfo>> GetBlock(std::uint64_t number) override;
   Result<std::optional<TxReceipt>> GetReceipt(const Hash32& tx_hash) override;
   Result<Account> GetAccount(const Address& address) override;
   Result<EntityKey> PredictKey(const Address& creator, std::uint64_t create_nonce) override;
+
+  Result<std::string> Explain(std::string_view query, const QueryOptions& options) override;
+  Result<std::string> ExplainCount(std::string_view query) override;
   Status VerifyChain() override;
 
  private:

@@ -34,14 +34,9 @@
 #include "veil/ledger/chain.h"
 #include "veil/ledger/entity.h"
 #include "veil/ledger/query.h"
+#include "veil/ledger/types.h"
 
 namespace veil::ledger {
-
-struct Account {
-  Address address{};
-  std::uint64_t tx_nonce = 0;      // next transaction nonce
-  std::uint64_t create_nonce = 0;  // next entity-key nonce
-};
 
 // What the engine needs to resume after a restart.
 struct ChainState {
@@ -87,20 +82,6 @@ BlockWrite NetBlockWrite(std::span<const BlockWrite> writes);
 // kInvalidArgument unless each block of `writes` is the next after the one before it (number and
 // parent hash): checked by the stores before a group reaches the database.
 Status CheckConsecutive(std::span<const BlockWrite> writes);
-
-// Columns a query returns (Arkiv's `select`).
-struct Projection {
-  bool key = true;
-  bool owner = true;
-  bool creator = true;
-  bool blocks = true;  // created, updated, expires
-  bool content_type = true;
-  bool payload = true;
-  bool attributes = true;
-  bool flags = true;  // creation flags (Arkiv's `creationFlags`)
-  static Projection KeysOnly() { return {true, false, false, false, false, false, false, false}; }
-  static Projection All() { return {}; }
-};
 
 struct QueryRequest {
   const query::Expr* filter = nullptr;
@@ -164,17 +145,12 @@ struct StoreCount {
 
 // The work one read may make the database do (QueryLimits::max_read_steps, max_read_ms; 0:
 // unbounded). It applies to Query, Count, Explain and ExplainCount: the reads whose cost a
-// caller's filter decides. Every other read is an index probe or a bounded batch.
+// caller's filter decides. Every other read is an index probe or a bounded batch. A read stopped
+// by it fails with WorkBudgetExceeded (types.h).
 struct ReadBudget {
   std::uint64_t max_steps = 0;  // SQLite: virtual machine instructions over the whole read
   std::uint32_t max_ms = 0;     // PostgreSQL: statement_timeout of each of the read's statements
 };
-
-// The status of a read stopped by its ReadBudget: kResourceExhausted, message starting "query
-// exceeded its work budget". The same read will be stopped again: narrow the filter with a
-// predicate an index serves (an attribute equality or range, $owner, $key, ...).
-Status WorkBudgetExceeded(const std::string& detail);
-bool IsWorkBudgetExceeded(const Status& s);
 
 class Store {
  public:
