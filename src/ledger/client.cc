@@ -187,10 +187,9 @@ Result<TxReceipt> Client::SubmitLocked(std::vector<Operation> ops) {
     state_->next_nonce = account->tx_nonce;
     if (account->tx_nonce == tx.nonce) return r;  // not the nonce: the failure stands
     if (attempt >= options_.max_attempts) {
-      return Unavailable("transaction not submitted: its nonce was taken " +
-                         std::to_string(attempt) +
-                         " times by another writer with this key (last: " + r.status.ToString() +
-                         ")");
+      return Unavailable(
+          "transaction not submitted: its nonce was taken " + std::to_string(attempt) +
+          " times by another writer with this key (last: " + r.status.ToString() + ")");
     }
   }
 }
