@@ -19,16 +19,22 @@
 #include "apps/daemon_process.h"
 #include "node.h"
 #include "veil/crypto/ed25519.h"
+#include "veil/ledger/client.h"
 #include "veil/ledger/transaction.h"
 
 namespace veil::ledger_node::testing {
 
+// The chain id a node gets unless told otherwise (NodeOptions::chain_id, `serve --chain-id`).
+inline constexpr std::uint64_t kChainId = 1;
+
+// A key, and the Client that counts its nonces. The Client is offline (it only signs): these
+// tests submit by several channels (LedgerApi, raw JSON-RPC, HTTP), so a wallet signs its next
+// transaction and the test sends it where it wants.
 struct Wallet {
   crypto::Ed25519SigningKey key = crypto::Ed25519SigningKey::Generate();
-  std::uint64_t nonce = 0;
-  ledger::Address address() const {
-    return ledger::AddressOf(ledger::SigScheme::kEd25519, key.public_key());
-  }
+  ledger::Client client = ledger::Client::Offline(
+      ledger::Signer(crypto::Ed25519SigningKey::FromSeed(key.seed())), kChainId);
+  ledger::Address address() const { return client.address(); }
 };
 
 inline ledger::CreateOp Create(std::uint64_t expires, std::vector<ledger::Attribute> attrs = {},
@@ -41,16 +47,36 @@ inline ledger::CreateOp Create(std::uint64_t expires, std::vector<ledger::Attrib
   return c;
 }
 
-// Signs the next transaction of `w` (advancing its nonce).
-inline Bytes Sign(Wallet& w, std::vector<ledger::Operation> ops, std::uint64_t chain_id = 1) {
-  ledger::Transaction tx;
-  tx.chain_id = chain_id;
-  tx.nonce = w.nonce++;
-  tx.ops = std::move(ops);
-  auto enc = ledger::SignEd25519(tx, w.key, ledger::Limits::Arkiv());
+// Signs the next transaction of `w`, counting its nonce as used. For another chain than the
+// node's (a test of the wrong-chain refusal) it signs with the next nonce and counts nothing.
+inline Bytes Sign(Wallet& w, std::vector<ledger::Operation> ops,
+                  std::uint64_t chain_id = kChainId) {
+  Result<Bytes> enc = Status(Code::kInternal, "unset");
+  if (chain_id == kChainId) {
+    auto prepared = w.client.SignNext(std::move(ops));
+    enc = prepared.ok() ? Result<Bytes>(std::move(prepared->encoded))
+                        : Result<Bytes>(prepared.status());
+  } else {
+    ledger::Transaction tx;
+    tx.chain_id = chain_id;
+    tx.nonce = *w.client.NextNonce();
+    tx.ops = std::move(ops);
+    enc = w.client.signer().Sign(tx, ledger::Limits::Arkiv());
+  }
   EXPECT_TRUE(enc.ok()) << enc.status().ToString();
   return enc.ok() ? *enc : Bytes{};
 }
+
+// Signs with `nonce` and counts nothing: a replay, a gap, or a transaction that will not use its
+// nonce (a forgery, one that fails).
+inline Bytes SignAt(Wallet& w, std::vector<ledger::Operation> ops, std::uint64_t nonce) {
+  auto enc = w.client.Sign(std::move(ops), nonce);
+  EXPECT_TRUE(enc.ok()) << enc.status().ToString();
+  return enc.ok() ? *enc : Bytes{};
+}
+
+// The nonce `w`'s next transaction will carry.
+inline std::uint64_t NextNonce(Wallet& w) { return *w.client.NextNonce(); }
 
 // Signs without the limit checks, so a test can send what SignEd25519 refuses to make.
 inline Bytes SignUnchecked(const Wallet& w, const ledger::Transaction& tx) {

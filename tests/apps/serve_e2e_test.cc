@@ -209,7 +209,7 @@ TEST_F(ServeTest, BadInputIsAClearErrorAndChangesNothing) {
   // Over the ledger's limits: a payload of 128 KiB + 1, and 31 attributes on a create.
   ledger::Transaction big;
   big.chain_id = 1;
-  big.nonce = w.nonce;
+  big.nonce = NextNonce(w);
   big.ops = {Create(1000, {}, Bytes(131'073, 7))};
   e = send(lj::HexOf(SignUnchecked(w, big)));
   EXPECT_EQ(e.first, net::kJsonRpcInvalidParams) << e.second;
@@ -223,8 +223,7 @@ TEST_F(ServeTest, BadInputIsAClearErrorAndChangesNothing) {
   EXPECT_NE(e.first, 0) << e.second;
 
   // A bad signature, a replayed nonce (same and fresh transaction), a wrong chain.
-  Bytes forged = Sign(w, {Create(1000)});
-  w.nonce--;
+  Bytes forged = SignAt(w, {Create(1000)}, NextNonce(w));
   forged.back() ^= 1;
   e = send(lj::HexOf(forged));
   EXPECT_EQ(e.first, net::kJsonRpcVerificationFailed);
@@ -232,9 +231,7 @@ TEST_F(ServeTest, BadInputIsAClearErrorAndChangesNothing) {
   Json replay = Call("arkiv_sendTransaction", {lj::HexOf(landed)})["result"];
   EXPECT_EQ(replay["status"]["code"], "failed precondition");
   EXPECT_NE(replay["status"]["message"].get<std::string>().find("replay"), std::string::npos);
-  Wallet w2 = std::move(w);
-  w2.nonce = 0;
-  replay = Call("arkiv_sendTransaction", {lj::HexOf(Sign(w2, {Create(1000)}))})["result"];
+  replay = Call("arkiv_sendTransaction", {lj::HexOf(SignAt(w, {Create(1000)}, 0))})["result"];
   EXPECT_EQ(replay["status"]["code"], "failed precondition");
   Wallet stranger;
   e = send(lj::HexOf(Sign(stranger, {Create(1000)}, 9)));
@@ -307,9 +304,8 @@ TEST_F(ServeTest, TimedBlocksSealOnTheClockAndAtShutdown) {
   // A transaction that fails when sealed is not stored, but the node remembers its receipt.
   ledger::DeleteOp missing;
   missing.key[0] = 0x42;
-  auto doomed = (*api)->Submit(Sign(w, {missing}));
+  auto doomed = (*api)->Submit(SignAt(w, {missing}, NextNonce(w)));  // it will not use its nonce
   ASSERT_TRUE(doomed.ok() && doomed->pending);
-  w.nonce--;  // it will not consume the nonce
   std::optional<ledger::TxReceipt> failed;
   for (int i = 0; i < 100 && !failed; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -38,6 +38,8 @@
 #include <vector>
 
 #include "veil/base/encoding.h"
+#include "veil/ledger/api.h"
+#include "veil/ledger/client.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VEIL_TEST_ASAN 1
@@ -134,11 +136,19 @@ class PgPeek {
   PGconn* conn_;
 };
 
+// A key. Its nonces are counted by a Client (LedgerTest::ClientOf, or one a test makes).
 struct Wallet {
   crypto::Ed25519SigningKey key = crypto::Ed25519SigningKey::Generate();
-  std::uint64_t nonce = 0;
   Address address() const { return AddressOf(SigScheme::kEd25519, key.public_key()); }
+  // A Signer over a copy of the key.
+  Signer signer() const { return Signer(crypto::Ed25519SigningKey::FromSeed(key.seed())); }
 };
+
+// A LedgerApi over `ledger`, which the caller keeps open for as long as the api lives.
+std::unique_ptr<LocalLedger> ApiOver(Ledger& ledger) {
+  // The aliasing constructor with no owner: a shared_ptr that does not own the ledger.
+  return std::make_unique<LocalLedger>(std::shared_ptr<Ledger>(std::shared_ptr<Ledger>(), &ledger));
+}
 
 CreateOp Create(std::uint64_t expires, std::vector<Attribute> attrs = {}, Bytes payload = {1}) {
   CreateOp c;
@@ -165,7 +175,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     limits_.query.cursor_lifetime_blocks = 5;
   }
   void TearDown() override {
-    ledger_.reset();
+    Close();
     ResetStorage();
   }
   bool IsPostgres() const { return GetParam().kind == BackendKind::kPostgres; }
@@ -228,7 +238,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   }
 
   void Open(BlockMode mode = BlockMode::kInstant) {
-    ledger_.reset();
+    Close();
     auto l = OpenLedger(mode);
     ASSERT_TRUE(l.ok()) << l.status().ToString();
     ledger_ = std::move(l).value();
@@ -241,6 +251,41 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   // PostgresOptions::block_shapes for the stores opened after it (0: the default).
   void KeepBlockShapes(std::size_t n) { pg_block_shapes_ = n; }
 
+  // Closes the ledger and the clients over it.
+  void Close() {
+    clients_.clear();
+    api_.reset();
+    api_of_ = nullptr;
+    ledger_.reset();
+  }
+
+  // The Client that signs `w`'s transactions on the open ledger and counts its nonce, made on
+  // first use for each ledger opened. It does not wait for receipts: the timed tests seal their
+  // blocks themselves. A key this test has not used before starts at nonce 0 without reading its
+  // account, so the counting tests see only the ledger's own reads.
+  Client& ClientOf(const Wallet& w) {
+    if (api_of_ != ledger_.get()) {
+      clients_.clear();
+      api_ = ApiOver(*ledger_);
+      api_of_ = ledger_.get();
+    }
+    std::unique_ptr<Client>& c = clients_[w.address()];
+    if (!c) {
+      ClientOptions o;
+      o.limits = limits_;
+      o.wait_for_receipt = false;
+      c = std::make_unique<Client>(*api_, w.signer(), o);
+      if (used_keys_.insert(w.address()).second) c->SetNextNonce(0);
+    }
+    return *c;
+  }
+  std::uint64_t NextNonce(const Wallet& w) {
+    auto n = ClientOf(w).NextNonce();
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : 0;
+  }
+
+  // Signs with `nonce`, whatever the wallet's count: replays, gaps, other nodes.
   Bytes Sign(Wallet& w, std::vector<Operation> ops, std::uint64_t nonce) {
     Transaction tx;
     tx.chain_id = 42;
@@ -251,13 +296,11 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     return enc.ok() ? std::move(enc).value() : Bytes{};
   }
 
-  // Signs with the wallet's next nonce and submits; advances the nonce on success.
+  // Signs with the wallet's next nonce (its Client's count) and submits.
   TxReceipt Submit(Wallet& w, std::vector<Operation> ops) {
-    auto r = ledger_->Submit(Sign(w, std::move(ops), w.nonce));
+    auto r = ClientOf(w).Submit(std::move(ops));
     EXPECT_TRUE(r.ok()) << r.status().ToString();
-    if (!r.ok()) return {};
-    if (r->status.ok() || r->pending) ++w.nonce;
-    return std::move(r).value();
+    return r.ok() ? std::move(r).value() : TxReceipt{};
   }
 
   EntityKey MustCreate(Wallet& w, CreateOp c) {
@@ -350,6 +393,12 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   Limits limits_;
   std::atomic<std::uint64_t> clock_ = 1000;
   std::unique_ptr<Ledger> ledger_;
+  // ClientOf's: an api over ledger_ (made for api_of_), the clients over it by address, and the
+  // keys this test has used.
+  std::unique_ptr<LocalLedger> api_;
+  const Ledger* api_of_ = nullptr;
+  std::map<Address, std::unique_ptr<Client>> clients_;
+  std::set<Address> used_keys_;
 };
 
 class PersistentLedgerTest : public LedgerTest {
@@ -619,7 +668,7 @@ TEST_P(LedgerTest, CreationFlags) {
   bad.flags = 4;
   Transaction tx;
   tx.chain_id = 42;
-  tx.nonce = alice.nonce;
+  tx.nonce = NextNonce(alice);
   tx.ops = {bad};
   EXPECT_EQ(SignEd25519(tx, alice.key, limits_).status().code(), Code::kInvalidArgument);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
@@ -2426,7 +2475,7 @@ TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
     const char* sql = IsPostgres() ? c.postgres : c.sqlite;
     EXPECT_EQ(s.code(), Code::kDataLoss) << sql;
     EXPECT_NE(s.message().find(expect), std::string::npos) << sql << ": " << s.ToString();
-    ledger_.reset();
+    Close();
   }
 }
 
@@ -2526,7 +2575,7 @@ TEST_P(PersistentLedgerTest, RowsWithoutAttributeCopyReadFromTheIndexRows) {
     EXPECT_EQ(pg.Exec("UPDATE entities SET attrs = NULL"), 1);
   } else {
     // A file from before the column: drop it while the ledger is closed, then reopen.
-    ledger_.reset();
+    Close();
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
     EXPECT_EQ(sqlite3_exec(db, "ALTER TABLE entities DROP COLUMN attrs", nullptr, nullptr, nullptr),
@@ -2575,7 +2624,7 @@ TEST_P(PersistentLedgerTest, RowsWithoutAttributeCopyReadFromTheIndexRows) {
   // group's prefetch), and takes its attributes from the attr_* rows when the row has no copy.
   EXPECT_EQ(affected("UPDATE entities SET attrs = NULL WHERE id = (SELECT min(id) FROM entities)"),
             1);
-  ledger_.reset();
+  Close();
   Open();
   const auto extended = Submit(a, {ExtendOp{k, 300}});
   EXPECT_TRUE(extended.status.ok()) << extended.status.ToString();
@@ -2601,7 +2650,7 @@ TEST_P(PersistentLedgerTest, ChainsFromBeforeCreationFlagsKeepWorking) {
   auto sign_v1 = [&](std::vector<Operation> ops) {
     Transaction tx;
     tx.chain_id = 42;
-    tx.nonce = a.nonce;
+    tx.nonce = NextNonce(a);
     tx.ops = std::move(ops);
     const Bytes body = EncodeBody(tx, SigScheme::kEd25519, a.key.public_key(), kTxFormatV1);
     const auto sig = a.key.Sign(Concat({AsBytes("veil.ledger.tx.v1"), body}));
@@ -2613,16 +2662,16 @@ TEST_P(PersistentLedgerTest, ChainsFromBeforeCreationFlagsKeepWorking) {
   ASSERT_EQ(v1[2], kTxFormatV1);
   auto r = ledger_->Submit(v1);
   ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
-  ++a.nonce;
+  ClientOf(a).ForgetNonce();  // the transaction went around the client: it reads the account
   const EntityKey old_key = r->created.at(0);
   if (IsPostgres()) {
-    ledger_.reset();
+    Close();
     // A schema from before the flags had no format table either (its builds did not record one).
     EXPECT_EQ(
         PgPeek(schema_).Exec("ALTER TABLE entities DROP COLUMN flags; DROP TABLE schema_format"),
         0);
   } else {
-    ledger_.reset();
+    Close();
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(path_.c_str(), &db), SQLITE_OK);
     EXPECT_EQ(sqlite3_exec(db,
@@ -2644,7 +2693,7 @@ TEST_P(PersistentLedgerTest, ChainsFromBeforeCreationFlagsKeepWorking) {
   u.set = {Attribute::Num("n", 2)};
   r = ledger_->Submit(sign_v1({u}));
   ASSERT_TRUE(r.ok() && r->status.ok());
-  ++a.nonce;
+  ClientOf(a).ForgetNonce();
   CreateOp ro = Create(100, {Attribute::Num("n", 3)});
   ro.flags = kFlagReadonly;
   const EntityKey new_key = MustCreate(a, ro);
@@ -2664,7 +2713,7 @@ TEST_P(PersistentLedgerTest, NewerStoreFormatIsRefused) {
   Open();
   Wallet a;
   MustCreate(a, Create(100));
-  ledger_.reset();
+  Close();
   auto set_format = [&](int format) {
     if (IsPostgres()) {
       EXPECT_EQ(PgPeek(schema_).Exec("UPDATE schema_format SET format = " + std::to_string(format) +
@@ -2813,7 +2862,7 @@ TEST_P(PersistentLedgerTest, PostgresFormat3SchemaMigrates) {
   ExpectFormat3ChainGoesOn(expect);
   // A node of format 3 opening the schema now would make its tables again, empty, before it
   // refused the format: a node of format 4 drops them, and refuses the schema when they hold rows.
-  ledger_.reset();
+  Close();
   const std::string old_tables =
       "CREATE TABLE chain_head(id smallint PRIMARY KEY); CREATE TABLE txs(block bigint); CREATE "
       "TABLE changes(seq bigint)";
@@ -2823,7 +2872,7 @@ TEST_P(PersistentLedgerTest, PostgresFormat3SchemaMigrates) {
                      "tablename IN ('txs', 'changes', 'chain_head')"),
             "0");
   EXPECT_EQ(Head(), expect["head"].get<std::uint64_t>() + 1);
-  ledger_.reset();
+  Close();
   pg.Exec(old_tables);
   EXPECT_EQ(pg.Exec("INSERT INTO txs VALUES (1)"), 1);
   auto store = OpenStore();
@@ -2895,20 +2944,20 @@ TEST_P(PersistentLedgerTest, SqlitePageSizeAppliesToNewFilesOnly) {
   Open();
   Wallet a;
   MustCreate(a, Create(100, {Attribute::Str("s", "x")}));
-  ledger_.reset();
+  Close();
   EXPECT_EQ(page_size(), 2048);
   sqlite_page_size_ = 4096;
   Open();
   MustCreate(a, Create(100, {Attribute::Str("s", "y")}));
   EXPECT_EQ(CountOf("s = \"x\" || s = \"y\""), 2u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
-  ledger_.reset();
+  Close();
   EXPECT_EQ(page_size(), 2048);
   ResetStorage();
   Open();
   Wallet b;  // a new chain: nonces start again
   MustCreate(b, Create(100));
-  ledger_.reset();
+  Close();
   EXPECT_EQ(page_size(), 4096);
   for (const int bad : {0, 256, 1000, 131072}) {
     ResetStorage();
@@ -2936,7 +2985,7 @@ TEST_P(PersistentLedgerTest, ReopenContinuesTheChain) {
   EXPECT_EQ(CountOf("*"), 3u);
   EXPECT_TRUE(ledger_->VerifyChain().ok());
   // Another chain id may not open it.
-  ledger_.reset();
+  Close();
   auto store = OpenStore();
   ASSERT_TRUE(store.ok());
   LedgerOptions o;
@@ -3067,10 +3116,10 @@ TEST_P(PostgresLedgerTest, AColdNodeReadsASendersStateInOneRoundTrip) {
     return u;
   };
   // The first prepares the statements; the second, another sender and entity, runs them.
-  auto r = (*cold)->Submit(Sign(v, {patch(kv)}, v.nonce));
+  auto r = (*cold)->Submit(Sign(v, {patch(kv)}, NextNonce(v)));
   ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
   const std::uint64_t before = raw->RoundTrips();
-  r = (*cold)->Submit(Sign(w, {patch(kw)}, w.nonce));
+  r = (*cold)->Submit(Sign(w, {patch(kw)}, NextNonce(w)));
   ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
   EXPECT_EQ(raw->RoundTrips() - before, 2u);
   EXPECT_EQ(Get(kw)->attributes, std::vector<Attribute>{Attribute::Num("n", 1)});
@@ -3097,12 +3146,12 @@ TEST_P(PostgresLedgerTest, VerifyChainWhileAnotherNodeWrites) {
   }
   std::atomic<bool> stop{false};
   std::atomic<int> writes{0};
+  const auto other_api = ApiOver(**other);
+  Client on_other(*other_api, a.signer());
   std::thread writer([&] {
     for (std::uint64_t j = 0; !stop; ++j) {
-      const ExtendOp extend{keys[(j * 37) % keys.size()], 2000 + j};
-      auto r = (*other)->Submit(Sign(a, {extend}, a.nonce));
+      auto r = on_other.Extend(keys[(j * 37) % keys.size()], 2000 + j);
       ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
-      ++a.nonce;
       ++writes;
     }
   });
@@ -3352,6 +3401,7 @@ class CountingLedgerTest : public LedgerTest {
     auto l = Ledger::Open(std::move(counting), o);
     EXPECT_TRUE(l.ok()) << l.status().ToString();
     if (!l.ok()) return nullptr;
+    Close();
     ledger_ = std::move(l).value();
     return c;
   }
@@ -3454,7 +3504,7 @@ TEST_P(CountingLedgerTest, WritesProceedWhileTheChainIsVerified) {
     verify_done = true;
   });
   while (c->block_reads.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  auto r = ledger_->Submit(Sign(w, {Create(1000)}, w.nonce));
+  auto r = ClientOf(w).Submit({Create(1000)});
   const bool landed_during_verify = !verify_done.load();
   verify.join();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -3583,8 +3633,8 @@ TEST_P(CountingLedgerTest, ConcurrentSubmitsShareOneDurableWrite) {
   EXPECT_TRUE(ledger_->VerifyChain().ok());
   // The cache holds the group's writes: the next transactions on them need no read.
   const int reads = c->reads;
-  x.nonce = 2;
-  y.nonce = 1;
+  ClientOf(x).SetNextNonce(2);  // their transactions so far went around their clients
+  ClientOf(y).SetNextNonce(1);
   ASSERT_TRUE(Submit(x, {ExtendOp{xk, 2000}}).status.ok());
   ASSERT_TRUE(Submit(y, {Create(1000)}).status.ok());
   EXPECT_EQ(c->reads, reads);
@@ -3925,20 +3975,20 @@ TEST_P(PostgresLedgerTest, AnotherNodesWritesInvalidateTheCache) {
   const EntityKey k = MustCreate(w, Create(1000, {Attribute::Num("v", 1)}));  // cached here
   // The other node takes the next nonce and transfers the entity away.
   Wallet to;
-  TransferOp t;
-  t.key = k;
-  t.new_owner = to.address();
-  auto r = other.Submit(Sign(w, {t}, w.nonce));
+  const auto other_api = ApiOver(other);
+  Client on_other(*other_api, w.signer());
+  auto r = on_other.Transfer(k, to.address());
   ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
-  ++w.nonce;
-  // Here: the old owner's update must fail (not the owner any more), a replay of the other
-  // node's nonce must fail, and the next nonce must succeed.
+  ASSERT_EQ(r->nonce, 1u);
+  // Here: the old owner's update must fail (not the owner any more; this node's client first
+  // signs with nonce 1, finds it taken and signs again with 2), a replay of the other node's
+  // nonce must fail, and the next nonce must succeed.
   UpdateOp u;
   u.key = k;
   u.set = {Attribute::Num("v", 9)};
   const TxReceipt denied = Submit(w, {u});
   EXPECT_EQ(denied.status.code(), Code::kPermissionDenied) << denied.status.ToString();
-  const TxReceipt replay = *ledger_->Submit(Sign(w, {Create(1000)}, w.nonce - 1));
+  const TxReceipt replay = *ledger_->Submit(Sign(w, {Create(1000)}, 1));
   EXPECT_EQ(replay.status.code(), Code::kFailedPrecondition) << replay.status.ToString();
   EXPECT_TRUE(Submit(w, {Create(1000)}).status.ok());
   EXPECT_EQ(Get(k)->owner, to.address());
@@ -4006,7 +4056,7 @@ TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
     }
     ExpectLostRace(*ledger_, **stale, w);
     EXPECT_EQ(Get(k), won);
-    ledger_.reset();
+    Close();
   }
 }
 
@@ -4101,7 +4151,7 @@ TEST_P(PostgresLedgerTest, SetUpOfThisFormatTakesNoTableLock) {
   Open();
   Wallet a;
   MustCreate(a, Create(100));
-  ledger_.reset();
+  Close();
   PgPeek pg(schema_);
   ASSERT_TRUE(pg.ok());
   pg.Exec("BEGIN");
@@ -4139,9 +4189,9 @@ TEST_P(PostgresLedgerTest, FailedPipelineWritesNothing) {
   UpdateOp u;
   u.key = k;
   u.set = {Attribute::Str("w", "x")};
-  auto r = ledger_->Submit(Sign(
-      a, {Create(100, {Attribute::Str("s", "y")}), u, ExtendOp{k, 200}, TransferOp{k, b.address()}},
-      a.nonce));
+  const std::vector<Operation> ops = {Create(100, {Attribute::Str("s", "y")}), u, ExtendOp{k, 200},
+                                      TransferOp{k, b.address()}};
+  auto r = ClientOf(a).Submit(ops);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Code::kInternal);
   EXPECT_NE(r.status().message().find("attr_str_pkey"), std::string::npos) << r.status().ToString();
@@ -4150,9 +4200,7 @@ TEST_P(PostgresLedgerTest, FailedPipelineWritesNothing) {
   EXPECT_EQ(Get(k)->attributes, std::vector<Attribute>{Attribute::Num("v", 1)});
   // Without the planted row the same transaction goes through.
   ASSERT_EQ(pg.Exec("DELETE FROM attr_str WHERE value = 'planted'"), 1);
-  auto again = ledger_->Submit(Sign(
-      a, {Create(100, {Attribute::Str("s", "y")}), u, ExtendOp{k, 200}, TransferOp{k, b.address()}},
-      a.nonce));
+  auto again = ClientOf(a).Submit(ops);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_TRUE(again->status.ok()) << again->status.ToString();
   EXPECT_EQ(Get(k)->owner, b.address());
