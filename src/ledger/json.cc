@@ -10,6 +10,7 @@
 #include <limits>
 #include <utility>
 
+#include "veil/base/encoding.h"
 #include "veil/ledger/store.h"
 
 namespace veil::ledger::json {
@@ -23,17 +24,6 @@ std::string Cut(std::string_view s) {
   }
   return out;
 }
-
-// Lowercase hex digits' values; 0xff for every other byte.
-constexpr std::array<std::uint8_t, 256> kLowerHex = [] {
-  std::array<std::uint8_t, 256> t{};
-  t.fill(0xff);
-  for (int c = 0; c < 10; ++c) t[static_cast<std::size_t>('0' + c)] = static_cast<std::uint8_t>(c);
-  for (int c = 0; c < 6; ++c) {
-    t[static_cast<std::size_t>('a' + c)] = static_cast<std::uint8_t>(10 + c);
-  }
-  return t;
-}();
 
 // The name of a value in a message: `what`, or `what.member`; spelled out only for a message.
 struct ValueName {
@@ -66,17 +56,10 @@ Status HexDecodeText(std::string_view s, const ValueName& name, std::size_t min,
     }
     return InvalidArgument(name.str() + ": longer than " + std::to_string(max) + " bytes");
   }
-  // Without a branch a digit: a byte that is not a lowercase hex digit sets bits above the
-  // nibble in `bad` (the output is then garbage, and the caller gets the error).
-  std::uint8_t* p = out(n);
-  const auto* in = reinterpret_cast<const unsigned char*>(s.data()) + 2;
-  unsigned bad = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned hi = kLowerHex[in[2 * i]], lo = kLowerHex[in[2 * i + 1]];
-    bad |= hi | lo;
-    p[i] = static_cast<std::uint8_t>((hi << 4) | lo);
+  // Ledger values are public: the variable-time codec (no branch per digit either).
+  if (!HexDecodeVartimeInto(s.substr(2), MutableByteView(out(n), n), HexCase::kLower).ok()) {
+    return InvalidArgument(name.str() + ": not lowercase hex");
   }
-  if ((bad & 0xf0u) != 0) return InvalidArgument(name.str() + ": not lowercase hex");
   return Status::Ok();
 }
 
@@ -220,7 +203,11 @@ constexpr std::size_t kMaxPayload = 16u << 20;
 
 }  // namespace
 
-std::string HexOf(ByteView b) { return "0x" + ToHex(b); }
+std::string HexOf(ByteView b) {
+  std::string out = "0x";
+  AppendHexVartime(b, &out);
+  return out;
+}
 
 Result<Bytes> BytesFromHex(const Json& j, std::string_view what, std::size_t max_bytes) {
   Bytes out;
@@ -530,15 +517,8 @@ class TextWriter {
     out_.append(buf, r.ptr);
   }
   void Hex(ByteView b) {
-    static constexpr char kDigits[] = "0123456789abcdef";
     out_.append("\"0x");
-    const std::size_t at = out_.size();
-    out_.resize(at + 2 * b.size());
-    char* p = out_.data() + at;
-    for (const std::uint8_t x : b) {
-      *p++ = kDigits[x >> 4];
-      *p++ = kDigits[x & 15];
-    }
+    AppendHexVartime(b, &out_);
     out_.push_back('"');
   }
   // Printable ASCII other than '"' and '\\' is written as it is; a string with anything else
