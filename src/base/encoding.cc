@@ -4,6 +4,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <array>
 
 #include "veil/base/consttime.h"
 
@@ -22,6 +23,38 @@ int SodiumVariant(Base64Variant v) {
   return sodium_base64_VARIANT_ORIGINAL;
 }
 
+// The variable-time codec's tables: a byte's two digits, and a character's digit value (0xff for
+// a character the HexCase does not accept).
+constexpr std::array<char, 512> kDigitPairs = [] {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::array<char, 512> t{};
+  for (std::size_t b = 0; b < 256; ++b) {
+    t[2 * b] = kDigits[b >> 4];
+    t[2 * b + 1] = kDigits[b & 15];
+  }
+  return t;
+}();
+
+constexpr std::array<std::uint8_t, 256> DigitValues(HexCase digits) {
+  std::array<std::uint8_t, 256> t{};
+  t.fill(0xff);
+  for (int c = 0; c < 10; ++c) t[static_cast<std::size_t>('0' + c)] = static_cast<std::uint8_t>(c);
+  for (int c = 0; c < 6; ++c) {
+    t[static_cast<std::size_t>('a' + c)] = static_cast<std::uint8_t>(10 + c);
+    if (digits == HexCase::kAny) {
+      t[static_cast<std::size_t>('A' + c)] = static_cast<std::uint8_t>(10 + c);
+    }
+  }
+  return t;
+}
+constexpr std::array<std::uint8_t, 256> kAnyDigits = DigitValues(HexCase::kAny);
+constexpr std::array<std::uint8_t, 256> kLowerDigits = DigitValues(HexCase::kLower);
+
+Status HexLengthError(std::size_t want, std::size_t got) {
+  return InvalidArgument("hex: expected " + std::to_string(want) + " digits, got " +
+                         std::to_string(got));
+}
+
 }  // namespace
 
 std::string HexEncode(ByteView data) {
@@ -33,12 +66,15 @@ std::string HexEncode(ByteView data) {
 
 // Our own decoder rather than sodium_hex2bin, which stops at the first invalid digit (a branch on
 // each secret character). Here every digit is decoded with arithmetic, validity is accumulated in a
-// mask, and the one branch is on the final verdict, which is public.
-Status HexDecodeInto(std::string_view hex, MutableByteView out) {
-  if (hex.size() != out.size() * 2) {
-    return InvalidArgument("hex: expected " + std::to_string(out.size() * 2) + " digits, got " +
-                           std::to_string(hex.size()));
-  }
+// mask, and the one branch is on the final verdict, which is public. (The HexCase is public: the
+// two branches on it pick constants.)
+Status HexDecodeInto(std::string_view hex, MutableByteView out, HexCase digits) {
+  if (hex.size() != out.size() * 2) return HexLengthError(out.size() * 2, hex.size());
+  // kAny folds 'A'..'F' onto 'a'..'f' by clearing bit 5; kLower keeps it, so 'A'..'F' fall
+  // outside 10..15. Below 'W' (87) the subtraction wraps to 2^32 - 87 .. 2^32 - 1, whose two
+  // range-check differences agree above bit 7: not a digit.
+  const unsigned fold = digits == HexCase::kAny ? ~32u : ~0u;
+  const unsigned alpha_base = digits == HexCase::kAny ? 55u : 87u;
   unsigned invalid = 0;
   for (std::size_t i = 0; i < out.size(); ++i) {
     unsigned byte = 0;
@@ -46,7 +82,7 @@ Status HexDecodeInto(std::string_view hex, MutableByteView out) {
       const unsigned c = static_cast<unsigned char>(hex[2 * i + k]);
       const unsigned num = c ^ 48u;                        // '0'..'9' -> 0..9
       const unsigned num_ok = ((num - 10u) >> 8) & 0xffu;  // 0xff iff num < 10
-      const unsigned alpha = (c & ~32u) - 55u;             // 'A'..'F' / 'a'..'f' -> 10..15
+      const unsigned alpha = (c & fold) - alpha_base;      // 'a'..'f' (and 'A'..'F') -> 10..15
       const unsigned alpha_ok = (((alpha - 10u) ^ (alpha - 16u)) >> 8) & 0xffu;
       invalid |= ~(num_ok | alpha_ok) & 0xffu;
       byte = (byte << 4) | (((num_ok & num) | (alpha_ok & alpha)) & 0xfu);
@@ -61,11 +97,54 @@ Status HexDecodeInto(std::string_view hex, MutableByteView out) {
   return Status::Ok();
 }
 
-Result<Bytes> HexDecode(std::string_view hex) {
+Result<Bytes> HexDecode(std::string_view hex, HexCase digits) {
   if (hex.size() % 2 != 0) return InvalidArgument("hex: odd number of digits");
   Bytes out(hex.size() / 2);
-  VEIL_RETURN_IF_ERROR(HexDecodeInto(hex, out));
+  VEIL_RETURN_IF_ERROR(HexDecodeInto(hex, out, digits));
   return out;
+}
+
+std::string HexEncodeVartime(ByteView data) {
+  std::string out;
+  AppendHexVartime(data, &out);
+  return out;
+}
+
+void AppendHexVartime(ByteView data, std::string* out) {
+  const std::size_t at = out->size();
+  out->resize(at + 2 * data.size());
+  char* p = out->data() + at;
+  for (const std::uint8_t b : data) {
+    p[0] = kDigitPairs[2 * std::size_t{b}];
+    p[1] = kDigitPairs[2 * std::size_t{b} + 1];
+    p += 2;
+  }
+}
+
+// Without a branch per digit: a character that is not a digit has bits above the nibble in its
+// table entry, which collect in `bad`; the one branch is on the verdict.
+Status HexDecodeVartimeInto(std::string_view hex, MutableByteView out, HexCase digits) {
+  if (hex.size() != out.size() * 2) return HexLengthError(out.size() * 2, hex.size());
+  const std::uint8_t* table = digits == HexCase::kAny ? kAnyDigits.data() : kLowerDigits.data();
+  const auto* in = reinterpret_cast<const unsigned char*>(hex.data());
+  unsigned bad = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const unsigned hi = table[in[2 * i]];
+    const unsigned lo = table[in[2 * i + 1]];
+    bad |= hi | lo;
+    out[i] = static_cast<std::uint8_t>((hi << 4) | (lo & 0xfu));
+  }
+  if ((bad & 0xf0u) != 0) {
+    std::fill(out.begin(), out.end(), std::uint8_t{0});
+    return InvalidArgument("hex: invalid digit");
+  }
+  return Status::Ok();
+}
+
+int HexDigitVartime(char c, HexCase digits) {
+  const std::uint8_t v =
+      (digits == HexCase::kAny ? kAnyDigits : kLowerDigits)[static_cast<unsigned char>(c)];
+  return v == 0xff ? -1 : v;
 }
 
 std::string Base64Encode(ByteView data, Base64Variant variant) {

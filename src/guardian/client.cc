@@ -76,9 +76,7 @@ GuardianClient::~GuardianClient() = default;
 
 Result<GuardianClient> GuardianClient::Connect(GuardianClientOptions options) {
   Fingerprint pinned{};
-  if (options.pinned_fingerprint.size() != 2 * kFingerprintSize ||
-      !HexDecodeInto(options.pinned_fingerprint, pinned).ok() ||
-      HexEncode(pinned) != options.pinned_fingerprint) {
+  if (!HexDecodeInto(options.pinned_fingerprint, pinned, HexCase::kLower).ok()) {
     return InvalidArgument("pinned_fingerprint must be 64 lowercase hex digits");
   }
   VEIL_ASSIGN_OR_RETURN(net::HttpClient http, net::HttpClient::Create(options.http));

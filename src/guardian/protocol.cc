@@ -6,6 +6,7 @@
 
 #include "json_util.h"
 #include "veil/base/encoding.h"
+#include "veil/base/json_object.h"
 #include "veil/net/error_map.h"
 
 namespace veil::guardian {
@@ -15,45 +16,54 @@ using nlohmann::json;
 using namespace json_util;
 
 Result<OwnerKey> DecodeOwner(const json& v) {
-  VEIL_RETURN_IF_ERROR(CheckMembers(v, "\"owner\"", {"alg", "key"}));
-  VEIL_ASSIGN_OR_RETURN(std::string alg_name, GetString(v, "alg"));
-  VEIL_ASSIGN_OR_RETURN(OwnerAlg alg, OwnerAlgFromName(alg_name));
-  const std::size_t n = OwnerKeySize(alg);
-  VEIL_ASSIGN_OR_RETURN(Bytes key, GetBase64(v, "key", n, n));
-  auto owner = OwnerKey::Create(alg, key);
+  JsonObjectReader o(v, "request.owner");
+  std::string alg_name;
+  std::optional<OwnerAlg> alg;
+  Bytes key;
+  if (o.Str("alg", &alg_name)) {
+    auto named = OwnerAlgFromName(alg_name);
+    if (named.ok()) {
+      alg = *named;
+      o.Base64("key", OwnerKeySize(*alg), OwnerKeySize(*alg), &key);
+    } else {
+      o.Set(named.status());
+    }
+  }
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  auto owner = OwnerKey::Create(*alg, key);
   if (!owner.ok()) return InvalidArgument("\"owner\" key is malformed");
   return std::move(*owner);
 }
 
 Status DecodeItem(Route route, const json& v, const GuardianLimits& limits, Request& req) {
+  JsonObjectReader o(v, "item");
   switch (route) {
     case Route::kPut: {
-      VEIL_RETURN_IF_ERROR(
-          CheckMembers(v, "item", {"id", "kind", "expires_at", "sealed", "commitment"}));
       PutItem item;
-      VEIL_RETURN_IF_ERROR(GetHex(v, "id", item.id));
-      VEIL_ASSIGN_OR_RETURN(std::string kind, GetString(v, "kind"));
+      std::string kind;
+      o.LowerHex("id", item.id);
+      o.Str("kind", &kind);
+      o.I64("expires_at", 0, kMaxTimestamp, &item.expires_at);
+      o.Base64("sealed", kSealedOverhead + 1, kSealedOverhead + kMaxShareSize, &item.sealed);
+      o.LowerHex("commitment", item.commitment);
+      VEIL_RETURN_IF_ERROR(o.Finish());
       VEIL_ASSIGN_OR_RETURN(item.kind, ShareKindFromName(kind));
-      VEIL_ASSIGN_OR_RETURN(item.expires_at, GetInt(v, "expires_at", 0, kMaxTimestamp));
-      VEIL_ASSIGN_OR_RETURN(item.sealed, GetBase64(v, "sealed", kSealedOverhead + 1,
-                                                   kSealedOverhead + kMaxShareSize));
-      VEIL_RETURN_IF_ERROR(GetHex(v, "commitment", item.commitment));
       req.puts.push_back(std::move(item));
       return Status::Ok();
     }
     case Route::kGet:
     case Route::kDestroy: {
-      VEIL_RETURN_IF_ERROR(CheckMembers(v, "item", {"id"}));
       ShareId id{};
-      VEIL_RETURN_IF_ERROR(GetHex(v, "id", id));
+      o.LowerHex("id", id);
+      VEIL_RETURN_IF_ERROR(o.Finish());
       req.ids.push_back(id);
       return Status::Ok();
     }
     case Route::kExtend: {
-      VEIL_RETURN_IF_ERROR(CheckMembers(v, "item", {"id", "expires_at"}));
       ExtendItem item;
-      VEIL_RETURN_IF_ERROR(GetHex(v, "id", item.id));
-      VEIL_ASSIGN_OR_RETURN(item.expires_at, GetInt(v, "expires_at", 0, kMaxTimestamp));
+      o.LowerHex("id", item.id);
+      o.I64("expires_at", 0, kMaxTimestamp, &item.expires_at);
+      VEIL_RETURN_IF_ERROR(o.Finish());
       req.extends.push_back(item);
       return Status::Ok();
     }
@@ -120,29 +130,27 @@ ShareId Request::item_id(std::size_t i) const {
 Result<Request> DecodeRequest(Route route, std::string_view body, const GuardianLimits& limits) {
   if (body.size() > limits.max_body_bytes) return ResourceExhausted("request body too large");
   VEIL_ASSIGN_OR_RETURN(json v, ParseStrictJson(body));
-  if (route == Route::kGet) {
-    VEIL_RETURN_IF_ERROR(CheckMembers(
-        v, "request", {"owner", "guardian", "timestamp", "nonce", "items", "reply_key"}));
-  } else {
-    VEIL_RETURN_IF_ERROR(
-        CheckMembers(v, "request", {"owner", "guardian", "timestamp", "nonce", "items"}));
-  }
+  JsonObjectReader o(v, "request");
   Request req;
   req.route = route;
-  VEIL_ASSIGN_OR_RETURN(req.owner, DecodeOwner(v.at("owner")));
-  VEIL_RETURN_IF_ERROR(GetHex(v, "guardian", req.guardian));
-  VEIL_ASSIGN_OR_RETURN(req.timestamp, GetInt(v, "timestamp", 0, kMaxTimestamp));
-  VEIL_RETURN_IF_ERROR(GetHex(v, "nonce", req.nonce));
+  o.Nested("owner", [&](const json& owner) -> Status {
+    VEIL_ASSIGN_OR_RETURN(req.owner, DecodeOwner(owner));
+    return Status::Ok();
+  });
+  o.LowerHex("guardian", req.guardian);
+  o.I64("timestamp", 0, kMaxTimestamp, &req.timestamp);
+  o.LowerHex("nonce", req.nonce);
   if (route == Route::kGet) {
-    VEIL_ASSIGN_OR_RETURN(req.reply_key, GetBase64(v, "reply_key", crypto::kXWingPublicKeySize,
-                                                   crypto::kXWingPublicKeySize));
+    o.Base64("reply_key", crypto::kXWingPublicKeySize, crypto::kXWingPublicKeySize, &req.reply_key);
   }
-  const json& items = v.at("items");
-  if (!items.is_array()) return InvalidArgument("\"items\" must be an array");
-  if (items.empty()) return InvalidArgument("\"items\" is empty");
-  if (items.size() > limits.max_items) return ResourceExhausted("too many items");
+  const json* items = o.Field("items", true);
+  // Every other member is checked before the items are read.
+  VEIL_RETURN_IF_ERROR(o.Finish());
+  if (!items->is_array()) return InvalidArgument("request.items: expected an array");
+  if (items->empty()) return InvalidArgument("request.items: is empty");
+  if (items->size() > limits.max_items) return ResourceExhausted("too many items");
   std::set<ShareId> seen;
-  for (const json& item : items) {
+  for (const json& item : *items) {
     VEIL_RETURN_IF_ERROR(DecodeItem(route, item, limits, req));
     if (!seen.insert(req.item_id(req.item_count() - 1)).second) {
       return InvalidArgument("an id appears twice in one request");
@@ -271,21 +279,26 @@ std::string EncodeResponse(Route route, const Response& response) {
 
 Result<Response> DecodeResponse(Route route, std::string_view body, std::size_t expected_items) {
   VEIL_ASSIGN_OR_RETURN(json v, ParseStrictJson(body));
-  VEIL_RETURN_IF_ERROR(CheckMembers(v, "response", {"items"}));
-  const json& items = v.at("items");
-  if (!items.is_array() || items.size() != expected_items) {
+  JsonObjectReader response(v, "response");
+  const json* items = response.Field("items", true);
+  VEIL_RETURN_IF_ERROR(response.Finish());
+  if (!items->is_array() || items->size() != expected_items) {
     return InvalidArgument("response has the wrong number of items");
   }
   Response out;
-  for (const json& j : items) {
+  for (const json& j : *items) {
     ItemResult it;
+    JsonObjectReader o(j, "item");
     if (j.is_object() && j.contains("error")) {
-      VEIL_RETURN_IF_ERROR(CheckMembers(j, "item", {"id", "error"}));
-      VEIL_RETURN_IF_ERROR(GetHex(j, "id", it.id));
-      const json& e = j.at("error");
-      VEIL_RETURN_IF_ERROR(CheckMembers(e, "error", {"code", "message"}));
-      VEIL_ASSIGN_OR_RETURN(std::string code_name, GetString(e, "code"));
-      VEIL_ASSIGN_OR_RETURN(std::string message, GetString(e, "message"));
+      std::string code_name, message;
+      o.LowerHex("id", it.id);
+      o.Nested("error", [&](const json& e) -> Status {
+        JsonObjectReader error(e, "item.error");
+        error.Str("code", &code_name);
+        error.Str("message", &message);
+        return error.Finish();
+      });
+      VEIL_RETURN_IF_ERROR(o.Finish());
       VEIL_ASSIGN_OR_RETURN(Code code, CodeFromName(code_name));
       if (code == Code::kOk) return InvalidArgument("item error without a code");
       it.status = code == Code::kVerificationFailed ? VerificationFailed()
@@ -293,38 +306,37 @@ Result<Response> DecodeResponse(Route route, std::string_view body, std::size_t 
       out.items.push_back(std::move(it));
       continue;
     }
+    bool ok = false;
+    std::string kind;
+    o.LowerHex("id", it.id);
+    o.Bool("ok", &ok);
     switch (route) {
-      case Route::kPut: {
-        VEIL_RETURN_IF_ERROR(CheckMembers(j, "item", {"id", "ok", "stored", "expires_at"}));
-        VEIL_ASSIGN_OR_RETURN(it.changed, GetBool(j, "stored"));
-        VEIL_ASSIGN_OR_RETURN(it.expires_at, GetInt(j, "expires_at", 0, kMaxTimestamp));
+      case Route::kPut:
+        o.Bool("stored", &it.changed);
+        o.I64("expires_at", 0, kMaxTimestamp, &it.expires_at);
         break;
-      }
-      case Route::kGet: {
-        VEIL_RETURN_IF_ERROR(CheckMembers(j, "item", {"id", "ok", "kind", "expires_at", "sealed"}));
-        VEIL_ASSIGN_OR_RETURN(std::string kind, GetString(j, "kind"));
-        VEIL_ASSIGN_OR_RETURN(it.kind, ShareKindFromName(kind));
-        VEIL_ASSIGN_OR_RETURN(it.expires_at, GetInt(j, "expires_at", 0, kMaxTimestamp));
-        VEIL_ASSIGN_OR_RETURN(it.sealed, GetBase64(j, "sealed", kSealedOverhead + 1,
-                                                   kSealedOverhead + kMaxShareSize));
+      case Route::kGet:
+        o.Str("kind", &kind);
+        o.I64("expires_at", 0, kMaxTimestamp, &it.expires_at);
+        o.Base64("sealed", kSealedOverhead + 1, kSealedOverhead + kMaxShareSize, &it.sealed);
         break;
-      }
-      case Route::kExtend: {
-        VEIL_RETURN_IF_ERROR(CheckMembers(j, "item", {"id", "ok", "extended", "expires_at"}));
-        VEIL_ASSIGN_OR_RETURN(it.changed, GetBool(j, "extended"));
-        VEIL_ASSIGN_OR_RETURN(it.expires_at, GetInt(j, "expires_at", 0, kMaxTimestamp));
+      case Route::kExtend:
+        o.Bool("extended", &it.changed);
+        o.I64("expires_at", 0, kMaxTimestamp, &it.expires_at);
         break;
-      }
-      case Route::kDestroy: {
-        VEIL_RETURN_IF_ERROR(CheckMembers(j, "item", {"id", "ok", "receipt"}));
-        VEIL_ASSIGN_OR_RETURN(auto receipt, DestroyReceiptFromJson(j.at("receipt")));
-        it.receipt = receipt;
+      case Route::kDestroy:
+        o.Nested("receipt", [&](const json& r) -> Status {
+          VEIL_ASSIGN_OR_RETURN(auto receipt, DestroyReceiptFromJson(r));
+          it.receipt = receipt;
+          return Status::Ok();
+        });
         break;
-      }
     }
-    VEIL_RETURN_IF_ERROR(GetHex(j, "id", it.id));
-    VEIL_ASSIGN_OR_RETURN(bool ok, GetBool(j, "ok"));
-    if (!ok) return InvalidArgument("\"ok\" must be true");
+    VEIL_RETURN_IF_ERROR(o.Finish());
+    if (route == Route::kGet) {
+      VEIL_ASSIGN_OR_RETURN(it.kind, ShareKindFromName(kind));
+    }
+    if (!ok) return InvalidArgument("item.ok: expected true");
     out.items.push_back(std::move(it));
   }
   return out;
@@ -363,10 +375,13 @@ std::string EncodeIdentityBody(const PublicIdentity& identity) {
 
 Result<PublicIdentity> DecodeIdentityBody(std::string_view body) {
   VEIL_ASSIGN_OR_RETURN(json v, ParseStrictJson(body));
-  VEIL_RETURN_IF_ERROR(CheckMembers(v, "identity", {"fingerprint", "identity", "suite"}));
+  JsonObjectReader o(v, "identity");
   Fingerprint fp{};
-  VEIL_RETURN_IF_ERROR(GetHex(v, "fingerprint", fp));
-  VEIL_ASSIGN_OR_RETURN(Bytes enc, GetBase64(v, "identity", 1, 8192));
+  Bytes enc;
+  o.LowerHex("fingerprint", fp);
+  o.Base64("identity", 1, 8192, &enc);
+  o.Field("suite", true);  // informative: required, any value
+  VEIL_RETURN_IF_ERROR(o.Finish());
   VEIL_ASSIGN_OR_RETURN(PublicIdentity id, PublicIdentity::Decode(enc));
   if (id.fingerprint() != fp) return InvalidArgument("identity does not match its fingerprint");
   return id;

@@ -1,9 +1,9 @@
 // Destroy receipts (receipt.h).
 #include "veil/guardian/receipt.h"
 
-#include "json_util.h"
 #include "veil/base/codec.h"
 #include "veil/base/encoding.h"
+#include "veil/base/json_object.h"
 
 namespace veil::guardian {
 
@@ -48,16 +48,15 @@ nlohmann::json DestroyReceiptToJson(const DestroyReceipt& r) {
 }
 
 Result<DestroyReceipt> DestroyReceiptFromJson(const nlohmann::json& v) {
-  using namespace json_util;
-  VEIL_RETURN_IF_ERROR(CheckMembers(
-      v, "receipt", {"guardian", "id", "destroyed_at", "commitment_hash", "signature"}));
+  JsonObjectReader o(v, "receipt");
   DestroyReceipt r;
-  VEIL_RETURN_IF_ERROR(GetHex(v, "guardian", r.guardian));
-  VEIL_RETURN_IF_ERROR(GetHex(v, "id", r.share_id));
-  VEIL_ASSIGN_OR_RETURN(r.destroyed_at, GetInt(v, "destroyed_at", 0, kMaxTimestamp));
-  VEIL_RETURN_IF_ERROR(GetHex(v, "commitment_hash", r.commitment_hash));
-  VEIL_ASSIGN_OR_RETURN(Bytes sig, GetBase64(v, "signature", crypto::kCompositeSignatureSize,
-                                             crypto::kCompositeSignatureSize));
+  Bytes sig;
+  o.LowerHex("guardian", r.guardian);
+  o.LowerHex("id", r.share_id);
+  o.I64("destroyed_at", 0, kMaxTimestamp, &r.destroyed_at);
+  o.LowerHex("commitment_hash", r.commitment_hash);
+  o.Base64("signature", crypto::kCompositeSignatureSize, crypto::kCompositeSignatureSize, &sig);
+  VEIL_RETURN_IF_ERROR(o.Finish());
   std::copy(sig.begin(), sig.end(), r.signature.begin());
   return r;
 }

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "veil/base/codec.h"
+#include "veil/base/encoding.h"
 #include "veil/crypto/hash.h"
 
 namespace veil::ledger {
@@ -211,37 +212,14 @@ Status ValidateAttributes(const std::vector<Attribute>& attrs, std::size_t max_c
   return Status::Ok();
 }
 
-std::string ToHex(ByteView b) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(2 * b.size());
-  for (auto c : b) {
-    s.push_back(kDigits[c >> 4]);
-    s.push_back(kDigits[c & 15]);
-  }
-  return s;
-}
-
-namespace {
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-}  // namespace
+// Keys, addresses and hashes are public: the variable-time codec.
+std::string ToHex(ByteView b) { return HexEncodeVartime(b); }
 
 template <std::size_t N>
 std::optional<std::array<std::uint8_t, N>> FromHex(std::string_view hex) {
   if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
-  if (hex.size() != 2 * N) return std::nullopt;
   std::array<std::uint8_t, N> out{};
-  for (std::size_t i = 0; i < N; ++i) {
-    const int hi = HexDigit(hex[2 * i]);
-    const int lo = HexDigit(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out[i] = static_cast<std::uint8_t>(hi * 16 + lo);
-  }
+  if (!HexDecodeVartimeInto(hex, out).ok()) return std::nullopt;
   return out;
 }
 

@@ -10,30 +10,12 @@
 #include <limits>
 #include <utility>
 
+#include "veil/base/encoding.h"
+#include "veil/base/json_object.h"
 #include "veil/ledger/store.h"
 
 namespace veil::ledger::json {
 namespace {
-
-// Member names from the input are echoed cut short; values never are.
-std::string Cut(std::string_view s) {
-  std::string out(s.substr(0, 32));
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
-  }
-  return out;
-}
-
-// Lowercase hex digits' values; 0xff for every other byte.
-constexpr std::array<std::uint8_t, 256> kLowerHex = [] {
-  std::array<std::uint8_t, 256> t{};
-  t.fill(0xff);
-  for (int c = 0; c < 10; ++c) t[static_cast<std::size_t>('0' + c)] = static_cast<std::uint8_t>(c);
-  for (int c = 0; c < 6; ++c) {
-    t[static_cast<std::size_t>('a' + c)] = static_cast<std::uint8_t>(10 + c);
-  }
-  return t;
-}();
 
 // The name of a value in a message: `what`, or `what.member`; spelled out only for a message.
 struct ValueName {
@@ -66,17 +48,10 @@ Status HexDecodeText(std::string_view s, const ValueName& name, std::size_t min,
     }
     return InvalidArgument(name.str() + ": longer than " + std::to_string(max) + " bytes");
   }
-  // Without a branch a digit: a byte that is not a lowercase hex digit sets bits above the
-  // nibble in `bad` (the output is then garbage, and the caller gets the error).
-  std::uint8_t* p = out(n);
-  const auto* in = reinterpret_cast<const unsigned char*>(s.data()) + 2;
-  unsigned bad = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const unsigned hi = kLowerHex[in[2 * i]], lo = kLowerHex[in[2 * i + 1]];
-    bad |= hi | lo;
-    p[i] = static_cast<std::uint8_t>((hi << 4) | lo);
+  // Ledger values are public: the variable-time codec (no branch per digit either).
+  if (!HexDecodeVartimeInto(s.substr(2), MutableByteView(out(n), n), HexCase::kLower).ok()) {
+    return InvalidArgument(name.str() + ": not lowercase hex");
   }
-  if ((bad & 0xf0u) != 0) return InvalidArgument(name.str() + ": not lowercase hex");
   return Status::Ok();
 }
 
@@ -105,120 +80,29 @@ Result<std::array<std::uint8_t, N>> FixedFromHex(const Json& j, std::string_view
   return out;
 }
 
-// A non-negative integer (parsed text gives number_unsigned; values built in C++ may be signed).
-bool IsUnsigned(const Json& v) {
-  return v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
-}
-
-// A strict reader of one JSON object: records the members read, fails on a missing required one,
-// a wrong type, and (in Finish) any member it did not read. The first error sticks.
-class Obj {
+// The shared strict object reader (base/json_object.h) plus the ledger's 0x-hex members.
+class Obj : public JsonObjectReader {
  public:
-  Obj(const Json& j, std::string what) : j_(j), what_(std::move(what)) {
-    if (!j.is_object()) st_ = InvalidArgument(what_ + ": expected an object");
-  }
+  using JsonObjectReader::JsonObjectReader;
 
-  const Json* Field(const char* name, bool required) {
-    if (!st_.ok()) return nullptr;
-    VEIL_CHECK_MSG(seen_count_ < seen_.size(), "json.cc: an object reader reads too many members");
-    seen_[seen_count_++] = name;
-    auto it = j_.find(name);
-    if (it == j_.end()) {
-      if (required) st_ = InvalidArgument(what_ + ": missing member \"" + name + "\"");
-      return nullptr;
-    }
-    return &*it;
-  }
-  void Fail(const char* name, const char* expected) {
-    if (st_.ok()) st_ = InvalidArgument(what_ + "." + name + ": expected " + expected);
-  }
-  void Set(Status s) {
-    if (st_.ok() && !s.ok()) st_ = std::move(s);
-  }
-  bool U64(const char* name, std::uint64_t* out, bool required = true) {
-    const Json* v = Field(name, required);
-    if (v == nullptr) return false;
-    if (!IsUnsigned(*v)) {
-      Fail(name, "an unsigned integer");
-      return false;
-    }
-    *out = v->get<std::uint64_t>();
-    return true;
-  }
-  void U32(const char* name, std::uint32_t* out) {
-    std::uint64_t v = 0;
-    if (!U64(name, &v)) return;
-    if (v > std::numeric_limits<std::uint32_t>::max()) return Fail(name, "a 32-bit integer");
-    *out = static_cast<std::uint32_t>(v);
-  }
+  // A count of this machine's size_t (limits carry sizes).
   void Size(const char* name, std::size_t* out) {
     std::uint64_t v = 0;
     if (!U64(name, &v)) return;
     if (v > std::numeric_limits<std::size_t>::max()) return Fail(name, "a size of this machine");
     *out = static_cast<std::size_t>(v);
   }
-  void Bool(const char* name, bool* out) {
-    const Json* v = Field(name, true);
-    if (v == nullptr) return;
-    if (!v->is_boolean()) return Fail(name, "a boolean");
-    *out = v->get<bool>();
-  }
-  bool Str(const char* name, std::string* out, bool required = true) {
-    const Json* v = Field(name, required);
-    if (v == nullptr) return false;
-    if (!v->is_string()) {
-      Fail(name, "a string");
-      return false;
-    }
-    *out = v->get<std::string>();
-    return true;
-  }
   template <std::size_t N>
   void Fixed(const char* name, std::array<std::uint8_t, N>* out) {
     const Json* v = Field(name, true);
     if (v == nullptr) return;
-    Set(FixedInto(*v, ValueName(what_, name), out));
+    Set(FixedInto(*v, ValueName(what(), name), out));
   }
   void Hex(const char* name, Bytes* out, std::size_t max) {
     const Json* v = Field(name, true);
     if (v == nullptr) return;
-    Set(HexInto(*v, ValueName(what_, name), 0, max, out));
+    Set(HexInto(*v, ValueName(what(), name), 0, max, out));
   }
-  // An array member; f(element, index) returns a Status.
-  template <class F>
-  void Array(const char* name, F f, bool required = true) {
-    const Json* v = Field(name, required);
-    if (v == nullptr) return;
-    if (!v->is_array()) return Fail(name, "an array");
-    for (std::size_t i = 0; i < v->size() && st_.ok(); ++i) Set(f((*v)[i], i));
-  }
-  template <class F>
-  void Nested(const char* name, F f, bool required = true) {
-    const Json* v = Field(name, required);
-    if (v == nullptr) return;
-    Set(f(*v));
-  }
-
-  Status Finish() {
-    if (!st_.ok()) return st_;
-    for (auto it = j_.begin(); it != j_.end(); ++it) {
-      const std::string& key = it.key();
-      const auto last = seen_.begin() + static_cast<std::ptrdiff_t>(seen_count_);
-      if (std::find(seen_.begin(), last, key) == last) {
-        return InvalidArgument(what_ + ": unknown member \"" + Cut(it.key()) + "\"");
-      }
-    }
-    return Status::Ok();
-  }
-  const std::string& what() const { return what_; }
-
- private:
-  const Json& j_;
-  std::string what_;
-  // The member names read (string literals), in order; no object here has more.
-  std::array<std::string_view, 24> seen_{};
-  std::size_t seen_count_ = 0;
-  Status st_;
 };
 
 // Bounds for decoding only (the ledger enforces its own limits on what it stores).
@@ -226,7 +110,11 @@ constexpr std::size_t kMaxPayload = 16u << 20;
 
 }  // namespace
 
-std::string HexOf(ByteView b) { return "0x" + ToHex(b); }
+std::string HexOf(ByteView b) {
+  std::string out = "0x";
+  AppendHexVartime(b, &out);
+  return out;
+}
 
 Result<Bytes> BytesFromHex(const Json& j, std::string_view what, std::size_t max_bytes) {
   Bytes out;
@@ -315,7 +203,7 @@ Result<Projection> ProjectionFromJson(const Json& j) {
         found = true;
       }
     }
-    if (!found) return InvalidArgument("select: unknown column \"" + Cut(name) + "\"");
+    if (!found) return InvalidArgument("select: unknown column \"" + CutForMessage(name) + "\"");
   }
   if (j.empty()) return InvalidArgument("select: no columns");
   return p;
@@ -536,15 +424,8 @@ class TextWriter {
     out_.append(buf, r.ptr);
   }
   void Hex(ByteView b) {
-    static constexpr char kDigits[] = "0123456789abcdef";
     out_.append("\"0x");
-    const std::size_t at = out_.size();
-    out_.resize(at + 2 * b.size());
-    char* p = out_.data() + at;
-    for (const std::uint8_t x : b) {
-      *p++ = kDigits[x >> 4];
-      *p++ = kDigits[x & 15];
-    }
+    AppendHexVartime(b, &out_);
     out_.push_back('"');
   }
   // Printable ASCII other than '"' and '\\' is written as it is; a string with anything else

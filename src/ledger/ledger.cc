@@ -16,6 +16,7 @@
 #include <variant>
 
 #include "veil/base/codec.h"
+#include "veil/base/encoding.h"
 #include "veil/crypto/hash.h"
 
 namespace veil::ledger {
@@ -72,12 +73,6 @@ std::optional<EntityKey> NamedKey(const Operation& op) {
       },
       op);
   return k;
-}
-
-int HexNibble(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;
 }
 
 }  // namespace
@@ -1020,13 +1015,10 @@ Result<QueryPage> Ledger::QueryAt(Store& store, std::uint64_t head, const query:
   req.at_block = options.at_block.value_or(head);
   if (!options.cursor.empty()) {
     const std::string& c = options.cursor;
-    Bytes raw;
-    for (std::size_t i = 0; i + 1 < c.size(); i += 2) {
-      const int hi = HexNibble(c[i]), lo = HexNibble(c[i + 1]);
-      if (hi < 0 || lo < 0) return InvalidArgument("malformed cursor");
-      raw.push_back(static_cast<std::uint8_t>(hi * 16 + lo));
+    Bytes raw(c.size() / 2);
+    if (c.size() % 2 != 0 || !HexDecodeVartimeInto(c, raw, HexCase::kLower).ok()) {
+      return InvalidArgument("malformed cursor");
     }
-    if (c.size() % 2 != 0) return InvalidArgument("malformed cursor");
     Reader r(raw);
     r.Header(kCursorTag, kCursorVersion);
     const std::uint64_t block = r.U64();

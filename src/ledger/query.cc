@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "veil/base/encoding.h"
+
 namespace veil::ledger::query {
 namespace {
 
@@ -49,12 +51,6 @@ struct Failure {
 bool IsIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool IsIdentChar(char c) {
   return IsIdentStart(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
 }
 
 class Lexer {
@@ -192,16 +188,16 @@ class Lexer {
     if (s_[i_] == '0' && i_ + 1 < s_.size() && (s_[i_ + 1] == 'x' || s_[i_ + 1] == 'X')) {
       i_ += 2;
       const std::size_t digits = i_;
-      while (i_ < s_.size() && HexValue(s_[i_]) >= 0) ++i_;
+      while (i_ < s_.size() && HexDigitVartime(s_[i_]) >= 0) ++i_;
       const std::size_t n = i_ - digits;
       if (n == 0 || n % 2 != 0) {
         *f = {start, "hex literal needs an even, non-zero number of digits"};
         return false;
       }
       t->kind = Tok::kHex;
-      for (std::size_t k = digits; k < i_; k += 2) {
-        t->hex.push_back(static_cast<std::uint8_t>(HexValue(s_[k]) * 16 + HexValue(s_[k + 1])));
-      }
+      t->hex.resize(n / 2);
+      // Every digit was checked above; query text is public.
+      VEIL_CHECK(HexDecodeVartimeInto(s_.substr(digits, n), t->hex).ok());
     } else {
       std::uint64_t v = 0;
       while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
@@ -550,12 +546,8 @@ std::string LiteralText(const Literal& v) {
     }
     return out + "\"";
   }
-  static constexpr char kDigits[] = "0123456789abcdef";
   std::string out = "0x";
-  for (auto b : std::get<Bytes>(v)) {
-    out.push_back(kDigits[b >> 4]);
-    out.push_back(kDigits[b & 15]);
-  }
+  AppendHexVartime(std::get<Bytes>(v), &out);
   return out;
 }
 

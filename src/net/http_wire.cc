@@ -7,6 +7,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "veil/base/encoding.h"
+
 namespace veil::net::wire {
 namespace {
 
@@ -37,13 +39,6 @@ std::string_view TrimBlanks(std::string_view s) {
   return s;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool PercentDecode(std::string_view in, std::string* out) {
   out->clear();
   out->reserve(in.size());
@@ -53,7 +48,7 @@ bool PercentDecode(std::string_view in, std::string* out) {
       continue;
     }
     if (i + 2 >= in.size()) return false;
-    const int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
+    const int hi = HexDigitVartime(in[i + 1]), lo = HexDigitVartime(in[i + 2]);
     if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) return false;
     out->push_back(static_cast<char>(hi * 16 + lo));
     i += 2;

@@ -7,6 +7,8 @@
 
 #include <array>
 
+#include "veil/base/encoding.h"
+
 namespace veil::net {
 namespace {
 
@@ -91,14 +93,7 @@ Result<std::string> Fingerprint(X509* cert) {
   if (X509_digest(cert, EVP_sha256(), md.data(), &len) != 1 || len != 32) {
     return Internal("cannot hash certificate: " + TakeOpenSslError());
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(64);
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[md[i] >> 4];
-    out += kHex[md[i] & 15];
-  }
-  return out;
+  return HexEncode(ByteView(md.data(), len));
 }
 
 Status ConfigureServerContext(SSL_CTX* ctx, const std::string& cert_pem,

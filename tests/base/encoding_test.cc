@@ -24,6 +24,66 @@ TEST(Hex, RoundTripAndStrictness) {
   EXPECT_FALSE(HexDecodeInto("00", out).ok());
 }
 
+TEST(Hex, LowercaseOnlyRefusesUppercase) {
+  const Bytes b = {0x00, 0xab};
+  EXPECT_EQ(*HexDecode("00ab", HexCase::kLower), b);
+  EXPECT_FALSE(HexDecode("00AB", HexCase::kLower).ok());
+  EXPECT_FALSE(HexDecode("00aB", HexCase::kLower).ok());
+  Bytes out(2, 0x55);
+  EXPECT_FALSE(HexDecodeVartimeInto("00Ab", out, HexCase::kLower).ok());
+  EXPECT_EQ(out, Bytes(2, 0));
+  Bytes keep(2, 0x55);
+  EXPECT_EQ(HexDecodeVartimeInto("00", keep).message(), "hex: expected 4 digits, got 2");
+  EXPECT_EQ(keep, Bytes(2, 0x55));  // a wrong length changes nothing
+}
+
+// The variable-time codec against the constant-time one: every pair of characters (so every
+// byte value and every non-digit, in either position), for both digit sets.
+TEST(Hex, VartimeDecodeAgreesWithConstantTimeOnEveryDigitPair) {
+  for (HexCase digits : {HexCase::kAny, HexCase::kLower}) {
+    for (int c = 0; c < 256; ++c) {
+      const char ch = static_cast<char>(c);
+      std::uint8_t ct = 0;
+      const bool ct_ok = HexDecodeInto(std::string{'0', ch}, MutableByteView(&ct, 1), digits).ok();
+      EXPECT_EQ(HexDigitVartime(ch, digits) >= 0, ct_ok) << c;
+      if (ct_ok) {
+        EXPECT_EQ(HexDigitVartime(ch, digits), ct) << c;
+      }
+      for (int d = 0; d < 256; ++d) {
+        const std::string text{ch, static_cast<char>(d)};
+        std::uint8_t a = 0x55, b = 0x55;
+        const Status sa = HexDecodeInto(text, MutableByteView(&a, 1), digits);
+        const Status sb = HexDecodeVartimeInto(text, MutableByteView(&b, 1), digits);
+        ASSERT_EQ(sa.ok(), sb.ok()) << c << " " << d;
+        ASSERT_EQ(sa.message(), sb.message());
+        ASSERT_EQ(a, b) << c << " " << d;
+      }
+    }
+  }
+  EXPECT_EQ(HexDigitVartime('F'), 15);
+  EXPECT_EQ(HexDigitVartime('F', HexCase::kLower), -1);
+  EXPECT_EQ(HexDigitVartime('g'), -1);
+}
+
+TEST(Hex, VartimeEncodeAgreesWithConstantTime) {
+  Bytes b;
+  for (int n = 0; n < 300; ++n) {
+    EXPECT_EQ(HexEncodeVartime(b), HexEncode(b));
+    b.push_back(static_cast<std::uint8_t>(n * 113 + 7));
+  }
+  Bytes all(256);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint8_t>(i);
+  const std::string hex = HexEncodeVartime(all);
+  EXPECT_EQ(hex, HexEncode(all));
+  Bytes back(all.size());
+  ASSERT_TRUE(HexDecodeVartimeInto(hex, back, HexCase::kLower).ok());
+  EXPECT_EQ(back, all);
+  std::string text = "0x";
+  AppendHexVartime(Bytes{0xde, 0xad}, &text);
+  AppendHexVartime({}, &text);
+  EXPECT_EQ(text, "0xdead");
+}
+
 TEST(Base64, RoundTripAllVariants) {
   for (auto v :
        {Base64Variant::kStandard, Base64Variant::kUrlSafe, Base64Variant::kUrlSafeNoPadding}) {

@@ -47,6 +47,8 @@ VEIL_CTIME_CHECK(SecretCompareAndHex) {
   SecretBytes back(32);
   Status s = HexDecodeInto(hex, back.ExposeMutable());
   Declassify(&s, sizeof s);
+  Status lower = HexDecodeInto(hex, back.ExposeMutable(), HexCase::kLower);
+  Declassify(&lower, sizeof lower);
   (void)same;
 }
 

@@ -39,6 +39,32 @@ TEST(GuardianProtocol, RequestRoundTrip) {
   EXPECT_EQ(EncodeRequest(*back), body);
 }
 
+// The shared strict reader's refusals as the guardian's requests meet them, and the strict
+// parser's refusal of a repeated member (which a DOM could not show the reader).
+TEST(GuardianProtocol, StrictDecodingMessages) {
+  const OwnerSigner owner = OwnerSigner::GenerateEd25519();
+  const std::string body = EncodeRequest(SampleGet(owner));
+  auto message = [&](const std::string& b) {
+    const Status s = DecodeRequest(Route::kGet, b, GuardianLimits{}).status();
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << b;
+    return s.message();
+  };
+  EXPECT_EQ(message(body.substr(0, body.size() - 1) + R"(,"extra":1})"),
+            "request: unknown member \"extra\"");
+  EXPECT_EQ(message(R"({"timestamp":1,)" + body.substr(1)),
+            "parse error: duplicate key in a JSON object");
+  std::string no_nonce = body;
+  no_nonce.replace(no_nonce.find("\"nonce\""), 7, "\"nonse\"");
+  EXPECT_EQ(message(no_nonce), "request: missing member \"nonce\"");
+  std::string text_time = body;
+  text_time.replace(text_time.find("1700000000"), 10, "\"1700000000\"");
+  EXPECT_EQ(message(text_time),
+            "request.timestamp: expected an integer in [0, " + std::to_string(kMaxTimestamp) + "]");
+  std::string bad_alg = body;
+  bad_alg.replace(bad_alg.find("\"alg\":\"") + 7, 1, "X");
+  EXPECT_NE(message(bad_alg), "");
+}
+
 TEST(GuardianProtocol, StrictDecoding) {
   const OwnerSigner owner = OwnerSigner::GenerateEd25519();
   const std::string body = EncodeRequest(SampleGet(owner));
