@@ -8,6 +8,7 @@
 #include <charconv>
 #include <initializer_list>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "veil/base/encoding.h"
@@ -85,12 +86,13 @@ class Obj : public JsonObjectReader {
  public:
   using JsonObjectReader::JsonObjectReader;
 
-  // A count of this machine's size_t (limits carry sizes).
-  void Size(const char* name, std::size_t* out) {
+  // An unsigned integer that fits in T (limits carry sizes and narrower counts).
+  template <class T>
+  void Uint(const char* name, T* out) {
     std::uint64_t v = 0;
     if (!U64(name, &v)) return;
-    if (v > std::numeric_limits<std::size_t>::max()) return Fail(name, "a size of this machine");
-    *out = static_cast<std::size_t>(v);
+    if (v > std::numeric_limits<T>::max()) return Fail(name, "a smaller unsigned integer");
+    *out = static_cast<T>(v);
   }
   template <std::size_t N>
   void Fixed(const char* name, std::array<std::uint8_t, N>* out) {
@@ -953,71 +955,81 @@ Result<Account> AccountFromJson(const Json& j) {
 
 namespace {
 
-Result<GasSchedule> GasFromJson(const Json& j, const std::string& what) {
-  Obj o(j, what);
-  GasSchedule g;
-  o.U64("txBase", &g.tx_base);
-  o.U64("calldataZeroByte", &g.calldata_zero_byte);
-  o.U64("calldataNonzeroByte", &g.calldata_nonzero_byte);
-  o.U64("opCreate", &g.op_create);
-  o.U64("opUpdate", &g.op_update);
-  o.U64("opExtend", &g.op_extend);
-  o.U64("opTransfer", &g.op_transfer);
-  o.U64("opDelete", &g.op_delete);
-  o.U64("storedByte", &g.stored_byte);
-  o.U64("blockGasLimit", &g.block_gas_limit);
-  VEIL_RETURN_IF_ERROR(o.Finish());
-  return g;
+// The members of Limits and its parts, each an unsigned integer: f(json name, member) for each
+// of `s` (const or not), so that one list serves the encoder and the decoder.
+template <class S>
+concept LimitsPart = std::is_same_v<std::remove_const_t<S>, GasSchedule> ||
+    std::is_same_v<std::remove_const_t<S>, QueryLimits> ||
+    std::is_same_v<std::remove_const_t<S>, QueueLimits> ||
+    std::is_same_v<std::remove_const_t<S>, Limits>;
+
+template <LimitsPart S, class F>
+void Members(S& s, F&& f) {
+  using T = std::remove_const_t<S>;
+  if constexpr (std::is_same_v<T, GasSchedule>) {
+    f("txBase", s.tx_base);
+    f("calldataZeroByte", s.calldata_zero_byte);
+    f("calldataNonzeroByte", s.calldata_nonzero_byte);
+    f("opCreate", s.op_create);
+    f("opUpdate", s.op_update);
+    f("opExtend", s.op_extend);
+    f("opTransfer", s.op_transfer);
+    f("opDelete", s.op_delete);
+    f("storedByte", s.stored_byte);
+    f("blockGasLimit", s.block_gas_limit);
+  } else if constexpr (std::is_same_v<T, QueryLimits>) {
+    f("maxQueryBytes", s.max_query_bytes);
+    f("maxDepth", s.max_depth);
+    f("maxPredicates", s.max_predicates);
+    f("maxInValues", s.max_in_values);
+    f("maxPage", s.max_page);
+    f("countCap", s.count_cap);
+    f("cursorLifetimeBlocks", s.cursor_lifetime_blocks);
+    f("maxReadSteps", s.max_read_steps);
+    f("maxReadMs", s.max_read_ms);
+  } else if constexpr (std::is_same_v<T, QueueLimits>) {
+    f("maxBytes", s.max_bytes);
+    f("maxSenderBytes", s.max_sender_bytes);
+  } else {
+    // Limits' own; its parts are nested objects.
+    f("maxPayloadBytes", s.max_payload_bytes);
+    f("maxCreateAttributes", s.max_create_attributes);
+    f("maxEntityAttributes", s.max_entity_attributes);
+    f("maxAttributeName", s.max_attribute_name);
+    f("maxStringValue", s.max_string_value);
+    f("maxContentType", s.max_content_type);
+    f("maxOpsPerTx", s.max_ops_per_tx);
+    f("maxLifetimeBlocks", s.max_lifetime_blocks);
+  }
 }
 
-Result<QueryLimits> QueryLimitsFromJson(const Json& j, const std::string& what) {
-  Obj o(j, what);
-  QueryLimits q;
-  o.Size("maxQueryBytes", &q.max_query_bytes);
-  o.Size("maxDepth", &q.max_depth);
-  o.Size("maxPredicates", &q.max_predicates);
-  o.Size("maxInValues", &q.max_in_values);
-  o.Size("maxPage", &q.max_page);
-  o.U64("countCap", &q.count_cap);
-  o.U64("cursorLifetimeBlocks", &q.cursor_lifetime_blocks);
-  o.U64("maxReadSteps", &q.max_read_steps);
-  o.U32("maxReadMs", &q.max_read_ms);
-  VEIL_RETURN_IF_ERROR(o.Finish());
-  return q;
+template <LimitsPart S>
+Json Write(const S& s) {
+  Json j = Json::object();
+  Members(s, [&j](const char* name, const auto& v) { j[name] = v; });
+  return j;
 }
 
-Result<QueueLimits> QueueLimitsFromJson(const Json& j, const std::string& what) {
+// Reads the members into `o`'s *out (each required; Finish refuses any other).
+template <LimitsPart S>
+void ReadMembers(Obj& o, S* out) {
+  Members(*out, [&o](const char* name, auto& v) { o.Uint(name, &v); });
+}
+
+template <LimitsPart S>
+Status Read(const Json& j, const std::string& what, S* out) {
   Obj o(j, what);
-  QueueLimits q;
-  o.Size("maxBytes", &q.max_bytes);
-  o.Size("maxSenderBytes", &q.max_sender_bytes);
-  VEIL_RETURN_IF_ERROR(o.Finish());
-  return q;
+  ReadMembers(o, out);
+  return o.Finish();
 }
 
 Result<Limits> LimitsFromJson(const Json& j, const std::string& what) {
   Obj o(j, what);
   Limits l;
-  o.Size("maxPayloadBytes", &l.max_payload_bytes);
-  o.Size("maxCreateAttributes", &l.max_create_attributes);
-  o.Size("maxEntityAttributes", &l.max_entity_attributes);
-  o.Size("maxAttributeName", &l.max_attribute_name);
-  o.Size("maxStringValue", &l.max_string_value);
-  o.Size("maxContentType", &l.max_content_type);
-  o.Size("maxOpsPerTx", &l.max_ops_per_tx);
-  o.U64("maxLifetimeBlocks", &l.max_lifetime_blocks);
-  o.Nested("gas", [&](const Json& v) -> Status {
-    VEIL_ASSIGN_OR_RETURN(l.gas, GasFromJson(v, what + ".gas"));
-    return Status::Ok();
-  });
-  o.Nested("query", [&](const Json& v) -> Status {
-    VEIL_ASSIGN_OR_RETURN(l.query, QueryLimitsFromJson(v, what + ".query"));
-    return Status::Ok();
-  });
-  o.Nested("queue", [&](const Json& v) -> Status {
-    VEIL_ASSIGN_OR_RETURN(l.queue, QueueLimitsFromJson(v, what + ".queue"));
-    return Status::Ok();
-  });
+  ReadMembers(o, &l);
+  o.Nested("gas", [&](const Json& v) { return Read(v, what + ".gas", &l.gas); });
+  o.Nested("query", [&](const Json& v) { return Read(v, what + ".query", &l.query); });
+  o.Nested("queue", [&](const Json& v) { return Read(v, what + ".queue", &l.queue); });
   VEIL_RETURN_IF_ERROR(o.Finish());
   return l;
 }
@@ -1025,39 +1037,11 @@ Result<Limits> LimitsFromJson(const Json& j, const std::string& what) {
 }  // namespace
 
 Json ToJson(const Limits& l) {
-  const GasSchedule& g = l.gas;
-  const QueryLimits& q = l.query;
-  return {
-      {"maxPayloadBytes", l.max_payload_bytes},
-      {"maxCreateAttributes", l.max_create_attributes},
-      {"maxEntityAttributes", l.max_entity_attributes},
-      {"maxAttributeName", l.max_attribute_name},
-      {"maxStringValue", l.max_string_value},
-      {"maxContentType", l.max_content_type},
-      {"maxOpsPerTx", l.max_ops_per_tx},
-      {"maxLifetimeBlocks", l.max_lifetime_blocks},
-      {"gas",
-       {{"txBase", g.tx_base},
-        {"calldataZeroByte", g.calldata_zero_byte},
-        {"calldataNonzeroByte", g.calldata_nonzero_byte},
-        {"opCreate", g.op_create},
-        {"opUpdate", g.op_update},
-        {"opExtend", g.op_extend},
-        {"opTransfer", g.op_transfer},
-        {"opDelete", g.op_delete},
-        {"storedByte", g.stored_byte},
-        {"blockGasLimit", g.block_gas_limit}}},
-      {"query",
-       {{"maxQueryBytes", q.max_query_bytes},
-        {"maxDepth", q.max_depth},
-        {"maxPredicates", q.max_predicates},
-        {"maxInValues", q.max_in_values},
-        {"maxPage", q.max_page},
-        {"countCap", q.count_cap},
-        {"cursorLifetimeBlocks", q.cursor_lifetime_blocks},
-        {"maxReadSteps", q.max_read_steps},
-        {"maxReadMs", q.max_read_ms}}},
-      {"queue", {{"maxBytes", l.queue.max_bytes}, {"maxSenderBytes", l.queue.max_sender_bytes}}}};
+  Json j = Write(l);
+  j["gas"] = Write(l.gas);
+  j["query"] = Write(l.query);
+  j["queue"] = Write(l.queue);
+  return j;
 }
 
 Result<Limits> LimitsFromJson(const Json& j) { return LimitsFromJson(j, "limits"); }

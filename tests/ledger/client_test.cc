@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "veil/ledger/ledger.h"
+#include "veil/ledger/local.h"
 #include "veil/ledger/store.h"
 
 namespace veil::ledger {

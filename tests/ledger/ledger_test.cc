@@ -40,6 +40,7 @@
 #include "veil/base/encoding.h"
 #include "veil/ledger/api.h"
 #include "veil/ledger/client.h"
+#include "veil/ledger/local.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define VEIL_TEST_ASAN 1
