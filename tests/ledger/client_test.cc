@@ -164,7 +164,7 @@ TEST_F(ClientTest, TracksTheNonceAcrossCalls) {
   }
   EXPECT_EQ(*c.NextNonce(), 4u);
   Client behind_its_back(*api_, SignerOf(key_));
-  ASSERT_TRUE(Landed(behind_its_back.Create(Create(100))));
+  ASSERT_TRUE(Landed(behind_its_back.Create(Create(100, {Attribute::Num("other", 1)}))));
   EXPECT_EQ(*c.NextNonce(), 4u);  // counted, not read
   auto r = c.Create(Create(100));
   ASSERT_TRUE(Landed(r));
@@ -247,6 +247,21 @@ TEST_F(ClientTest, ANonceRaceIsRetriedAndBothLand) {
   EXPECT_NE(rc.status().message().find("nonce was taken"), std::string::npos);
   EXPECT_EQ(*c.NextNonce(), 2u);  // re-read: the next one lands
   ASSERT_TRUE(Landed(c.Create(Create(100))));
+}
+
+// Two Clients on one key submit the same operations with the same nonce: the same signed bytes,
+// one transaction, whose landed receipt both get (as over a node).
+TEST_F(ClientTest, TwinTransactionsAreOne) {
+  Client a(*api_, SignerOf(key_));
+  Client b(*api_, SignerOf(key_));
+  ASSERT_EQ(*b.NextNonce(), 0u);
+  auto ra = a.Create(Create(100));
+  auto rb = b.Create(Create(100));
+  ASSERT_TRUE(Landed(ra));
+  ASSERT_TRUE(Landed(rb));
+  EXPECT_EQ(ra->tx_hash, rb->tx_hash);
+  EXPECT_EQ(api_->Count("*")->count, 1u);
+  EXPECT_EQ(*b.NextNonce(), 1u);
 }
 
 // Two threads, each with its own Client on one key, racing for every nonce: every transaction
