@@ -35,12 +35,7 @@ class ClientRemoteTest : public ::testing::Test {
     NodeOptions o;
     o.store = "sqlite::memory:";
     o.block_time = block_time;
-    auto n = Node::Start(o);
-    ASSERT_TRUE(n.ok()) << n.status().ToString();
-    node_ = std::move(*n);
-    auto r = ConnectRemote("http://127.0.0.1:" + std::to_string(node_->port()));
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    api_ = std::move(*r);
+    StartNode(o, &node_, &api_);
   }
   void TearDown() override {
     api_.reset();
@@ -56,7 +51,7 @@ class ClientRemoteTest : public ::testing::Test {
 };
 
 TEST_F(ClientRemoteTest, EveryOperationOverTheNode) {
-  Start(0ms);
+  ASSERT_NO_FATAL_FAILURE(Start(0ms));
   Client c(*api_, SignerOfKey());
   auto r = c.Create(Create(100, {Attribute::Str("kind", "doc")}));
   ASSERT_TRUE(Landed(r));
@@ -79,7 +74,7 @@ TEST_F(ClientRemoteTest, EveryOperationOverTheNode) {
 }
 
 TEST_F(ClientRemoteTest, ANonceRaceIsRetriedAndBothLand) {
-  Start(0ms);
+  ASSERT_NO_FATAL_FAILURE(Start(0ms));
   Client a(*api_, SignerOfKey());
   Client b(*api_, SignerOfKey());
   ASSERT_EQ(*a.NextNonce(), 0u);
@@ -98,7 +93,7 @@ TEST_F(ClientRemoteTest, ANonceRaceIsRetriedAndBothLand) {
 // A timed node: the client waits for the block; a transaction that fails in its block comes
 // back as the node's failed receipt, and the nonce it did not use goes to the next one.
 TEST_F(ClientRemoteTest, ATimedNodesReceiptsAreWaitedFor) {
-  Start(50ms);
+  ASSERT_NO_FATAL_FAILURE(Start(50ms));
   ClientOptions o;
   o.receipt_timeout = 20s;
   Client c(*api_, SignerOfKey(), o);
@@ -132,7 +127,7 @@ TEST_F(ClientRemoteTest, ATimedNodesReceiptsAreWaitedFor) {
 
 // A node whose next block is an hour away: the wait ends at the deadline with a clear error.
 TEST_F(ClientRemoteTest, TheWaitTimesOut) {
-  Start(std::chrono::hours(1));
+  ASSERT_NO_FATAL_FAILURE(Start(std::chrono::hours(1)));
   ClientOptions o;
   o.receipt_timeout = 300ms;
   Client c(*api_, SignerOfKey(), o);

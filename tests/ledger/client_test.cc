@@ -81,6 +81,13 @@ class ClientTest : public ::testing::Test {
   std::atomic<bool> stop_{false};
 };
 
+// Options that wait at most `timeout` for a timed ledger's receipt.
+ClientOptions Waiting(std::chrono::milliseconds timeout) {
+  ClientOptions o;
+  o.receipt_timeout = timeout;
+  return o;
+}
+
 // Whether `r` is a landed receipt (and if not, why).
 ::testing::AssertionResult Landed(const Result<TxReceipt>& r) {
   if (!r.ok()) return ::testing::AssertionFailure() << "error: " << r.status().ToString();
@@ -308,8 +315,7 @@ TEST_F(ClientTest, OneClientSharedByThreads) {
 TEST_F(ClientTest, TimedLedgerReceiptIsWaitedFor) {
   Open(BlockMode::kTimed);
   StartSealing(30ms);
-  ClientOptions o;
-  o.receipt_timeout = 10s;
+  const ClientOptions o = Waiting(10s);
   Client c(*api_, SignerOf(key_), o);
   auto r = c.Create(Create(1000, {Attribute::Num("n", 1)}));
   ASSERT_TRUE(Landed(r));
@@ -326,8 +332,7 @@ TEST_F(ClientTest, TimedLedgerReceiptIsWaitedFor) {
 // account.
 TEST_F(ClientTest, TheWaitTimesOutWhenNoBlockIsSealed) {
   Open(BlockMode::kTimed);
-  ClientOptions o;
-  o.receipt_timeout = 150ms;
+  ClientOptions o = Waiting(150ms);
   o.first_poll = 5ms;
   o.max_poll = 40ms;
   Client c(*api_, SignerOf(key_), o);
@@ -355,8 +360,7 @@ TEST_F(ClientTest, TheWaitTimesOutWhenNoBlockIsSealed) {
 // nonce, signs again and lands in a later block.
 TEST_F(ClientTest, ATimedNonceRaceIsRetried) {
   Open(BlockMode::kTimed);
-  ClientOptions o;
-  o.receipt_timeout = 10s;
+  const ClientOptions o = Waiting(10s);
   Client a(*api_, SignerOf(key_), o);
   Client b(*api_, SignerOf(key_), o);
   ASSERT_EQ(*a.NextNonce(), 0u);
@@ -380,8 +384,7 @@ TEST_F(ClientTest, ATimedNonceRaceIsRetried) {
 TEST_F(ClientTest, ATimedFailureInProcessEndsAtTheTimeout) {
   Open(BlockMode::kTimed);
   StartSealing(10ms);
-  ClientOptions o;
-  o.receipt_timeout = 200ms;
+  const ClientOptions o = Waiting(200ms);
   Client c(*api_, SignerOf(key_), o);
   DeleteOp missing;
   missing.key[0] = 1;
