@@ -13,8 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "veil/ledger/ledger.h"
-#include "veil/ledger/store.h"
+#include "ledger/ledger_test_util.h"
 
 namespace veil::ledger {
 namespace {
@@ -22,15 +21,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::uint64_t kChain = 42;
-
-CreateOp Create(std::uint64_t expires, std::vector<Attribute> attrs = {}, Bytes payload = {1}) {
-  CreateOp c;
-  c.expires_block = expires;
-  c.content_type = "application/octet-stream";
-  c.payload = std::move(payload);
-  c.attributes = std::move(attrs);
-  return c;
-}
 
 // A Signer over a copy of `key` (two Clients on one key need two Signers).
 Signer SignerOf(const crypto::Ed25519SigningKey& key) {
