@@ -7,17 +7,35 @@
 //                     [--client-queue-bytes N]
 //   veil-ledger query TEXT | count TEXT | entity KEY | block N | receipt HASH | verify-chain
 //               (--store SPEC | --rpc http://127.0.0.1:PORT)
+//   veil-ledger keygen --out FILE [--scheme ed25519|composite] | address --key FILE
+//   veil-ledger create | update KEY | extend KEY | transfer KEY --to ADDRESS | delete KEY
+//               --key FILE (--store SPEC | --rpc URL) [payload, attribute and expiry options]
 //
 // Every inspection verb prints JSON on stdout; errors go to stderr as JSON and exit 1 (2 for a
-// usage error). serve logs JSON lines on stderr and exits 0 after a graceful stop (SIGINT or
-// SIGTERM).
+// usage error). A write verb prints its transaction's receipt; a failed one also goes to stderr
+// as an error, with exit 1. serve logs JSON lines on stderr and exits 0 after a graceful stop
+// (SIGINT or SIGTERM).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "node.h"
+#include "veil/base/encoding.h"
 #include "veil/base/file.h"
+#include "veil/crypto/secret.h"
+#include "veil/ledger/client.h"
 #include "veil/ledger/json.h"
 #include "veil/net/log.h"
 #include "veil/net/signals.h"
@@ -76,6 +94,355 @@ void AddTarget(CLI::App* cmd, Target* t) {
   cmd->add_option("--store", t->store, "sqlite:PATH, postgres://... or postgresql://...");
   cmd->add_option("--rpc", t->rpc, "a node's URL, http://127.0.0.1:PORT");
   cmd->add_option("--chain-id", t->chain_id, "chain id (with --store)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write verbs: keygen, address, create, update, extend, transfer, delete
+// (docs/notes/veil-ledger.md, "Writing from the shell"). A key file is one line of text, mode 0600:
+//   veil-ledger-key v1 ed25519 <64 hex digits: the Ed25519 seed>
+//   veil-ledger-key v1 composite <128 hex digits: the ML-DSA-65 seed, then the Ed25519 seed>
+
+constexpr std::string_view kKeyFileMagic = "veil-ledger-key v1 ";
+constexpr std::size_t kMaxKeyFileBytes = 256;
+
+// Lowercase hex of `secret` appended to `out`, with arithmetic rather than a table indexed by
+// secret nibbles (libsodium's bin2hex).
+void AppendSecretHex(veil::ByteView secret, veil::MutableByteView out) {
+  for (std::size_t i = 0; i < secret.size(); ++i) {
+    for (unsigned k = 0; k < 2; ++k) {
+      const unsigned n = k == 0 ? secret[i] >> 4 : secret[i] & 0xfu;
+      out[2 * i + k] = static_cast<std::uint8_t>(n + 87u + (((n - 10u) >> 8) & ~38u));
+    }
+  }
+}
+
+Status Keygen(const std::string& out, const std::string& scheme) {
+  std::string tag;
+  veil::crypto::SecretBytes seed;
+  std::optional<veil::ledger::Signer> signer;
+  if (scheme == "ed25519") {
+    auto key = veil::crypto::Ed25519SigningKey::Generate();
+    seed = veil::crypto::SecretBytes::CopyFrom(key.seed().Expose());
+    signer.emplace(std::move(key));
+  } else if (scheme == "composite") {
+    auto key = veil::crypto::CompositeSigningKey::Generate();
+    seed = key.Encode();
+    signer.emplace(std::move(key));
+  } else {
+    return veil::InvalidArgument("--scheme: expected ed25519 or composite");
+  }
+  const std::string head = std::string(kKeyFileMagic) + scheme + " ";
+  veil::crypto::SecretBytes text(head.size() + 2 * seed.size() + 1);
+  auto t = text.ExposeMutable();
+  std::copy(head.begin(), head.end(), t.begin());
+  AppendSecretHex(seed.Expose(), t.subspan(head.size(), 2 * seed.size()));
+  t[t.size() - 1] = '\n';
+  // kNeverReplace: a key file is never overwritten (a lost key loses its entities).
+  Status s =
+      veil::WriteFileAtomically(out, text.Expose(), 0600, veil::ReplacePolicy::kNeverReplace);
+  if (s.code() == veil::Code::kFailedPrecondition) {
+    return veil::FailedPrecondition(out + " exists; keygen never overwrites a key file");
+  }
+  VEIL_RETURN_IF_ERROR(s);
+  Print(Json{{"keyFile", out}, {"scheme", scheme}, {"address", lj::HexOf(signer->address())}});
+  return Status::Ok();
+}
+
+// Reads a key file written by Keygen. It must be a regular file readable by its owner alone.
+Result<veil::ledger::Signer> LoadKeyFile(const std::string& path) {
+  veil::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (fd.get() < 0) {
+    return veil::FailedPrecondition("--key " + path + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return veil::FailedPrecondition("--key " + path + ": not a regular file");
+  }
+  if ((st.st_mode & 077) != 0) {
+    return veil::FailedPrecondition("--key " + path +
+                                    ": readable or writable by group or others; chmod 600 it");
+  }
+  veil::crypto::SecretBytes buf(kMaxKeyFileBytes + 1);
+  std::size_t n = 0;
+  while (n < buf.size()) {
+    const ssize_t got = ::read(fd.get(), buf.ExposeMutable().data() + n, buf.size() - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return veil::Unavailable("--key " + path + ": " + std::strerror(errno));
+    if (got == 0) break;
+    n += static_cast<std::size_t>(got);
+  }
+  const auto bad = [&] {
+    return veil::InvalidArgument("--key " + path +
+                                 ": not a key file (expected \"veil-ledger-key v1 ed25519|"
+                                 "composite HEX\", see `veil-ledger keygen`)");
+  };
+  if (n > kMaxKeyFileBytes) return bad();
+  std::string_view text(reinterpret_cast<const char*>(buf.Expose().data()), n);
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  if (text.substr(0, kKeyFileMagic.size()) != kKeyFileMagic) return bad();
+  text.remove_prefix(kKeyFileMagic.size());
+  const auto space = text.find(' ');
+  if (space == std::string_view::npos) return bad();
+  const std::string_view scheme = text.substr(0, space);
+  const std::string_view hex = text.substr(space + 1);
+  if (scheme == "ed25519") {
+    veil::crypto::Secret<veil::crypto::kEd25519SeedSize> seed;
+    if (!veil::HexDecodeInto(hex, seed.ExposeMutable()).ok()) return bad();
+    return veil::ledger::Signer(veil::crypto::Ed25519SigningKey::FromSeed(seed));
+  }
+  if (scheme == "composite") {
+    veil::crypto::SecretBytes seed(veil::crypto::kCompositePrivateKeySize);
+    if (!veil::HexDecodeInto(hex, seed.ExposeMutable()).ok()) return bad();
+    auto key = veil::crypto::CompositeSigningKey::Decode(seed.Expose());
+    if (!key.ok()) return bad();
+    return veil::ledger::Signer(std::move(key).value());
+  }
+  return bad();
+}
+
+struct WriteArgs {
+  Target target;
+  std::string key_file;
+  std::string out;
+  std::string scheme = "ed25519";
+  std::string entity;  // the entity's key (update, extend, transfer, delete)
+  std::string to;      // transfer's new owner
+  std::optional<std::string> payload;
+  std::string payload_file;
+  std::optional<std::string> content_type;
+  std::vector<std::string> attrs, nums, unset;
+  std::uint64_t expires_in = 0;
+  bool readonly = false;
+  bool permissionless_extension = false;
+  std::string timeout = "60s";
+};
+
+struct WriteVerbs {
+  WriteArgs args;
+  CLI::App* keygen = nullptr;
+  CLI::App* address = nullptr;
+  CLI::App* create = nullptr;
+  CLI::App* update = nullptr;
+  CLI::App* extend = nullptr;
+  CLI::App* transfer = nullptr;
+  CLI::App* del = nullptr;
+};
+
+std::unique_ptr<WriteVerbs> AddWriteVerbs(CLI::App& app) {
+  auto v = std::make_unique<WriteVerbs>();
+  WriteArgs& a = v->args;
+  v->keygen =
+      app.add_subcommand("keygen", "make a signing key file (mode 0600, never overwritten)");
+  v->keygen->add_option("--out", a.out, "the key file to write")->required();
+  v->keygen->add_option("--scheme", a.scheme,
+                        "ed25519 (default) or composite (ML-DSA-65 + Ed25519)");
+  v->address = app.add_subcommand("address", "the address of a key file's key");
+  v->create = app.add_subcommand("create", "create an entity");
+  v->update = app.add_subcommand("update", "patch an entity's attributes and payload");
+  v->extend = app.add_subcommand("extend", "move an entity's expiry later");
+  v->transfer = app.add_subcommand("transfer", "give an entity to another owner");
+  v->del = app.add_subcommand("delete", "delete an entity");
+  for (auto* c : {v->update, v->extend, v->transfer, v->del}) {
+    c->add_option("key", a.entity, "the entity's key, 0x + 64 hex digits")->required();
+  }
+  v->transfer->add_option("--to", a.to, "the new owner's address, 0x + 40 hex digits")->required();
+  for (auto* c : {v->create, v->update}) {
+    auto* p = c->add_option("--payload", a.payload, "the payload, as this string's bytes");
+    auto* f = c->add_option("--payload-file", a.payload_file, "the payload, as this file's bytes");
+    p->excludes(f);
+    c->add_option("--content-type", a.content_type,
+                  "the payload's type (default application/octet-stream)");
+    c->add_option("--attr", a.attrs, "a string attribute NAME=VALUE (repeatable)")
+        ->allow_extra_args(false);
+    c->add_option("--num", a.nums, "a numeric attribute NAME=123 (repeatable)")
+        ->allow_extra_args(false);
+  }
+  v->update->add_option("--unset", a.unset, "remove attribute NAME (repeatable)")
+      ->allow_extra_args(false);
+  for (auto* c : {v->create, v->extend}) {
+    c->add_option("--expires-in", a.expires_in,
+                  "blocks to live, counted from the block after the head")
+        ->required();
+  }
+  v->create->add_flag("--readonly", a.readonly, "no update may change it");
+  v->create->add_flag("--permissionless-extension", a.permissionless_extension,
+                      "anyone may extend it");
+  for (auto* c : {v->address, v->create, v->update, v->extend, v->transfer, v->del}) {
+    c->add_option("--key", a.key_file, "the signing key file (veil-ledger keygen)")->required();
+  }
+  for (auto* c : {v->create, v->update, v->extend, v->transfer, v->del}) {
+    AddTarget(c, &a.target);
+    c->add_option("--timeout", a.timeout,
+                  "how long to wait for a timed node's receipt: 60s (default), 500ms, 2m");
+  }
+  return v;
+}
+
+// "NAME=VALUE" split at the first '='.
+Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& flag,
+                                                            const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return veil::InvalidArgument(flag + " " + text + ": expected NAME=VALUE");
+  }
+  return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+}
+
+// --attr and --num, sorted by name (the order a transaction requires); a name given twice is an
+// error. Names and values are checked against the ledger's rules when the transaction is signed.
+Result<std::vector<veil::ledger::Attribute>> ParseAttributes(const WriteArgs& a) {
+  std::map<std::string, veil::ledger::Attribute> by_name;
+  const auto add = [&](veil::ledger::Attribute attr) -> Status {
+    const std::string name = attr.name;
+    if (!by_name.emplace(name, std::move(attr)).second) {
+      return veil::InvalidArgument("attribute " + name + " given twice");
+    }
+    return Status::Ok();
+  };
+  for (const auto& text : a.attrs) {
+    VEIL_ASSIGN_OR_RETURN(auto nv, SplitAssignment("--attr", text));
+    VEIL_RETURN_IF_ERROR(add(veil::ledger::Attribute::Str(nv.first, nv.second)));
+  }
+  for (const auto& text : a.nums) {
+    VEIL_ASSIGN_OR_RETURN(auto nv, SplitAssignment("--num", text));
+    const std::string& digits = nv.second;
+    const bool all_digits =
+        !digits.empty() && digits.size() <= 20 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    std::uint64_t value = 0;
+    bool fits = all_digits;
+    for (char c : all_digits ? digits : std::string()) {
+      const auto d = static_cast<std::uint64_t>(c - '0');
+      if (value > (UINT64_MAX - d) / 10) fits = false;
+      value = value * 10 + d;
+    }
+    if (!fits) {
+      return veil::InvalidArgument("--num " + text + ": the value must be an integer in 0.." +
+                                   std::to_string(UINT64_MAX));
+    }
+    VEIL_RETURN_IF_ERROR(add(veil::ledger::Attribute::Num(nv.first, value)));
+  }
+  std::vector<veil::ledger::Attribute> out;
+  for (auto& [name, attr] : by_name) out.push_back(std::move(attr));
+  return out;
+}
+
+// The payload of --payload or --payload-file (nullopt: neither), at most the ledger's bound.
+Result<std::optional<veil::Bytes>> ReadPayload(const WriteArgs& a) {
+  const std::size_t max = veil::ledger::Limits::Arkiv().max_payload_bytes;
+  if (a.payload) {
+    if (a.payload->size() > max) {
+      return veil::ResourceExhausted("--payload: longer than " + std::to_string(max) + " bytes");
+    }
+    return std::optional<veil::Bytes>(veil::Bytes(a.payload->begin(), a.payload->end()));
+  }
+  if (a.payload_file.empty()) return std::optional<veil::Bytes>();
+  std::ifstream in(a.payload_file, std::ios::binary);
+  if (!in) return veil::FailedPrecondition("--payload-file " + a.payload_file + ": cannot open");
+  veil::Bytes data(max + 1);
+  in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
+  if (in.bad()) return veil::Unavailable("--payload-file " + a.payload_file + ": read failed");
+  data.resize(static_cast<std::size_t>(in.gcount()));
+  if (data.size() > max) {
+    return veil::ResourceExhausted("--payload-file " + a.payload_file + ": longer than " +
+                                   std::to_string(max) + " bytes (the ledger's payload bound)");
+  }
+  return std::optional<veil::Bytes>(std::move(data));
+}
+
+// The absolute expiry for --expires-in: that many blocks after the block following the head.
+Result<std::uint64_t> ExpiryIn(veil::ledger::LedgerApi& api, std::uint64_t blocks) {
+  if (blocks == 0) return veil::InvalidArgument("--expires-in: at least 1 block");
+  VEIL_ASSIGN_OR_RETURN(auto head, api.Head());
+  if (blocks > UINT64_MAX - head.number - 1) {
+    return veil::InvalidArgument("--expires-in: too many blocks");
+  }
+  return head.number + 1 + blocks;
+}
+
+// The operation a write verb names, from its arguments.
+Result<veil::ledger::Operation> WriteOperation(const WriteVerbs& v, veil::ledger::LedgerApi& api) {
+  const WriteArgs& a = v.args;
+  namespace l = veil::ledger;
+  VEIL_ASSIGN_OR_RETURN(auto attrs, ParseAttributes(a));
+  VEIL_ASSIGN_OR_RETURN(auto payload, ReadPayload(a));
+  if (v.create->parsed()) {
+    l::CreateOp c;
+    VEIL_ASSIGN_OR_RETURN(c.expires_block, ExpiryIn(api, a.expires_in));
+    c.flags = static_cast<std::uint8_t>(
+        (a.readonly ? l::kFlagReadonly : 0) |
+        (a.permissionless_extension ? l::kFlagPermissionlessExtension : 0));
+    c.content_type = a.content_type.value_or("application/octet-stream");
+    if (payload) c.payload = std::move(*payload);
+    c.attributes = std::move(attrs);
+    return l::Operation(std::move(c));
+  }
+  VEIL_ASSIGN_OR_RETURN(const l::EntityKey key, lj::KeyFromJson(Json(a.entity), "key"));
+  if (v.update->parsed()) {
+    l::UpdateOp u;
+    u.key = key;
+    u.set = std::move(attrs);
+    u.unset = a.unset;
+    std::sort(u.unset.begin(), u.unset.end());
+    if (std::adjacent_find(u.unset.begin(), u.unset.end()) != u.unset.end()) {
+      return veil::InvalidArgument("--unset: an attribute given twice");
+    }
+    if (a.content_type && !payload) {
+      return veil::InvalidArgument("--content-type needs --payload or --payload-file");
+    }
+    if (payload) {
+      u.replace_payload = true;
+      u.content_type = a.content_type.value_or("application/octet-stream");
+      u.payload = std::move(*payload);
+    }
+    if (u.set.empty() && u.unset.empty() && !u.replace_payload) {
+      return veil::InvalidArgument(
+          "update: nothing to change (give --attr, --num, --unset or a payload)");
+    }
+    return l::Operation(std::move(u));
+  }
+  if (v.extend->parsed()) {
+    VEIL_ASSIGN_OR_RETURN(const std::uint64_t expires, ExpiryIn(api, a.expires_in));
+    return l::Operation(l::ExtendOp{key, expires});
+  }
+  if (v.transfer->parsed()) {
+    VEIL_ASSIGN_OR_RETURN(const l::Address to, lj::AddressFromJson(Json(a.to), "--to"));
+    return l::Operation(l::TransferOp{key, to});
+  }
+  return l::Operation(l::DeleteOp{key});
+}
+
+// Runs the write verb the command line named; nullopt when it named none.
+std::optional<int> RunWriteVerbs(const WriteVerbs& v) {
+  const WriteArgs& a = v.args;
+  if (v.keygen->parsed()) {
+    Status s = Keygen(a.out, a.scheme);
+    return s.ok() ? 0 : Fail(s);
+  }
+  const bool writes = v.create->parsed() || v.update->parsed() || v.extend->parsed() ||
+                      v.transfer->parsed() || v.del->parsed();
+  if (!writes && !v.address->parsed()) return std::nullopt;
+  auto signer = LoadKeyFile(a.key_file);
+  if (!signer.ok()) return Fail(signer.status());
+  if (v.address->parsed()) {
+    return Print(
+        Json{{"address", lj::HexOf(signer->address())},
+             {"scheme",
+              signer->scheme() == veil::ledger::SigScheme::kEd25519 ? "ed25519" : "composite"}});
+  }
+  auto timeout = node::ParseDuration(a.timeout, false);
+  if (!timeout.ok()) return Fail(veil::InvalidArgument("--timeout: " + timeout.status().message()));
+  auto api = Open(a.target);
+  if (!api.ok()) return Fail(api.status());
+  auto op = WriteOperation(v, **api);
+  if (!op.ok()) return Fail(op.status());
+  veil::ledger::ClientOptions o;
+  o.receipt_timeout = *timeout;
+  veil::ledger::Client client(**api, std::move(signer).value(), o);
+  auto receipt = client.Submit({std::move(op).value()});
+  if (!receipt.ok()) return Fail(receipt.status());
+  Print(lj::ToJson(*receipt));
+  return receipt->status.ok() ? 0 : Fail(receipt->status);
 }
 
 struct ServeArgs {
@@ -230,6 +597,7 @@ int main(int argc, char** argv) {
   for (auto* c : {query_cmd, count_cmd, entity_cmd, block_cmd, receipt_cmd, verify_cmd}) {
     AddTarget(c, &target);
   }
+  const std::unique_ptr<WriteVerbs> write = AddWriteVerbs(app);
 
   try {
     app.parse(argc, argv);
@@ -237,6 +605,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   if (serve_cmd->parsed()) return Serve(serve);
+  if (auto code = RunWriteVerbs(*write)) return *code;
 
   auto api_or = Open(target);
   if (!api_or.ok()) return Fail(api_or.status());

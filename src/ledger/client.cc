@@ -179,6 +179,15 @@ Result<TxReceipt> Client::SubmitLocked(std::vector<Operation> ops) {
     // A failed operation: the transaction changed nothing, and its nonce is the next one still.
     if (r.failed_op) return r;
     // The transaction itself failed: a stale count makes it fail so (replayed, or too high).
+    if (IsNonceReplayed(r.status)) {
+      // The same operations signed with the same nonce are the same bytes: if they landed (a
+      // twin Client's), that is this transaction's receipt, as RemoteLedger::Submit answers.
+      Result<std::optional<TxReceipt>> landed = api_->GetReceipt(r.tx_hash);
+      if (landed.ok() && *landed && (*landed)->status.ok()) {
+        state_->next_nonce = tx.nonce + 1;
+        return **std::move(landed);
+      }
+    }
     Result<Account> account = api_->GetAccount(address());
     if (!account.ok()) {
       state_->next_nonce.reset();

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -92,6 +93,18 @@ inline Bytes SignUnchecked(const Wallet& w, const ledger::Transaction& tx) {
   const auto sig = w.key.Sign(msg);
   stx.signature.assign(sig.begin(), sig.end());
   return ledger::Encode(stx);
+}
+
+// Starts an in-process node with `o` on 127.0.0.1 and connects a RemoteLedger to it (call under
+// ASSERT_NO_FATAL_FAILURE).
+inline void StartNode(NodeOptions o, std::unique_ptr<Node>* node,
+                      std::unique_ptr<ledger::RemoteLedger>* api) {
+  auto n = Node::Start(std::move(o));
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  *node = std::move(*n);
+  auto r = ConnectRemote("http://127.0.0.1:" + std::to_string((*node)->port()));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  *api = std::move(*r);
 }
 
 inline std::filesystem::path TempDir(const std::string& name) {

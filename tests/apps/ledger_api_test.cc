@@ -41,12 +41,9 @@ class LedgerApiTest : public ::testing::TestWithParam<Mode> {
     } else {
       NodeOptions o;
       o.store = "sqlite::memory:";
-      auto n = Node::Start(o);
-      ASSERT_TRUE(n.ok()) << n.status().ToString();
-      node_ = std::move(*n);
-      auto r = ConnectRemote("http://127.0.0.1:" + std::to_string(node_->port()));
-      ASSERT_TRUE(r.ok()) << r.status().ToString();
-      admin_ = std::move(*r);
+      std::unique_ptr<ledger::RemoteLedger> remote;
+      ASSERT_NO_FATAL_FAILURE(StartNode(o, &node_, &remote));
+      admin_ = std::move(remote);
     }
     api_ = admin_;
   }

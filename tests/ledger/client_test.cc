@@ -13,9 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "veil/ledger/ledger.h"
-#include "veil/ledger/local.h"
-#include "veil/ledger/store.h"
+#include "ledger/ledger_test_util.h"
 
 namespace veil::ledger {
 namespace {
@@ -23,15 +21,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr std::uint64_t kChain = 42;
-
-CreateOp Create(std::uint64_t expires, std::vector<Attribute> attrs = {}, Bytes payload = {1}) {
-  CreateOp c;
-  c.expires_block = expires;
-  c.content_type = "application/octet-stream";
-  c.payload = std::move(payload);
-  c.attributes = std::move(attrs);
-  return c;
-}
 
 // A Signer over a copy of `key` (two Clients on one key need two Signers).
 Signer SignerOf(const crypto::Ed25519SigningKey& key) {
@@ -81,6 +70,13 @@ class ClientTest : public ::testing::Test {
   std::thread sealer_;
   std::atomic<bool> stop_{false};
 };
+
+// Options that wait at most `timeout` for a timed ledger's receipt.
+ClientOptions Waiting(std::chrono::milliseconds timeout) {
+  ClientOptions o;
+  o.receipt_timeout = timeout;
+  return o;
+}
 
 // Whether `r` is a landed receipt (and if not, why).
 ::testing::AssertionResult Landed(const Result<TxReceipt>& r) {
@@ -165,7 +161,7 @@ TEST_F(ClientTest, TracksTheNonceAcrossCalls) {
   }
   EXPECT_EQ(*c.NextNonce(), 4u);
   Client behind_its_back(*api_, SignerOf(key_));
-  ASSERT_TRUE(Landed(behind_its_back.Create(Create(100))));
+  ASSERT_TRUE(Landed(behind_its_back.Create(Create(100, {Attribute::Num("other", 1)}))));
   EXPECT_EQ(*c.NextNonce(), 4u);  // counted, not read
   auto r = c.Create(Create(100));
   ASSERT_TRUE(Landed(r));
@@ -250,6 +246,21 @@ TEST_F(ClientTest, ANonceRaceIsRetriedAndBothLand) {
   ASSERT_TRUE(Landed(c.Create(Create(100))));
 }
 
+// Two Clients on one key submit the same operations with the same nonce: the same signed bytes,
+// one transaction, whose landed receipt both get (as over a node).
+TEST_F(ClientTest, TwinTransactionsAreOne) {
+  Client a(*api_, SignerOf(key_));
+  Client b(*api_, SignerOf(key_));
+  ASSERT_EQ(*b.NextNonce(), 0u);
+  auto ra = a.Create(Create(100));
+  auto rb = b.Create(Create(100));
+  ASSERT_TRUE(Landed(ra));
+  ASSERT_TRUE(Landed(rb));
+  EXPECT_EQ(ra->tx_hash, rb->tx_hash);
+  EXPECT_EQ(api_->Count("*")->count, 1u);
+  EXPECT_EQ(*b.NextNonce(), 1u);
+}
+
 // Two threads, each with its own Client on one key, racing for every nonce: every transaction
 // lands exactly once.
 TEST_F(ClientTest, ConcurrentClientsOnOneKeyAllLand) {
@@ -294,8 +305,7 @@ TEST_F(ClientTest, OneClientSharedByThreads) {
 TEST_F(ClientTest, TimedLedgerReceiptIsWaitedFor) {
   Open(BlockMode::kTimed);
   StartSealing(30ms);
-  ClientOptions o;
-  o.receipt_timeout = 10s;
+  const ClientOptions o = Waiting(10s);
   Client c(*api_, SignerOf(key_), o);
   auto r = c.Create(Create(1000, {Attribute::Num("n", 1)}));
   ASSERT_TRUE(Landed(r));
@@ -312,8 +322,7 @@ TEST_F(ClientTest, TimedLedgerReceiptIsWaitedFor) {
 // account.
 TEST_F(ClientTest, TheWaitTimesOutWhenNoBlockIsSealed) {
   Open(BlockMode::kTimed);
-  ClientOptions o;
-  o.receipt_timeout = 150ms;
+  ClientOptions o = Waiting(150ms);
   o.first_poll = 5ms;
   o.max_poll = 40ms;
   Client c(*api_, SignerOf(key_), o);
@@ -341,8 +350,7 @@ TEST_F(ClientTest, TheWaitTimesOutWhenNoBlockIsSealed) {
 // nonce, signs again and lands in a later block.
 TEST_F(ClientTest, ATimedNonceRaceIsRetried) {
   Open(BlockMode::kTimed);
-  ClientOptions o;
-  o.receipt_timeout = 10s;
+  const ClientOptions o = Waiting(10s);
   Client a(*api_, SignerOf(key_), o);
   Client b(*api_, SignerOf(key_), o);
   ASSERT_EQ(*a.NextNonce(), 0u);
@@ -366,8 +374,7 @@ TEST_F(ClientTest, ATimedNonceRaceIsRetried) {
 TEST_F(ClientTest, ATimedFailureInProcessEndsAtTheTimeout) {
   Open(BlockMode::kTimed);
   StartSealing(10ms);
-  ClientOptions o;
-  o.receipt_timeout = 200ms;
+  const ClientOptions o = Waiting(200ms);
   Client c(*api_, SignerOf(key_), o);
   DeleteOp missing;
   missing.key[0] = 1;

@@ -12,7 +12,9 @@
 // operations): "nonce already used" (IsNonceReplayed) when the count is behind, "nonce too high"
 // when it is ahead. On such a failure the client reads the account again and, if its nonce is not
 // the one it signed with, signs the same operations with the account's nonce and resubmits, up
-// to ClientOptions::max_attempts submissions in all (then kUnavailable). After an error it
+// to ClientOptions::max_attempts submissions in all (then kUnavailable). Two Clients on one key
+// that submit the same operations with the same nonce sign the same bytes, one transaction: both
+// get its landed receipt (as RemoteLedger::Submit does for a repeat). After an error it
 // cannot place (a transport failure: the transaction may have landed) it forgets the count and
 // reads the account before the next transaction.
 //
