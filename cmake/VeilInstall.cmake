@@ -1,6 +1,6 @@
 # `cmake --install`: Veil as a library. Installs the floors' static libraries, the public headers
 # (include/veil/, without the testing-only crypto/testing/), a CMake package (find_package(Veil):
-# Veil::base, Veil::crypto, Veil::ec, Veil::zk, Veil::ledger, Veil::net, Veil::guardian, each
+# Veil::base, Veil::sqlite, Veil::crypto, Veil::ec, Veil::zk, Veil::ledger, Veil::net, Veil::guardian, each
 # linking the floors below it and its own dependencies) with a version file, and pkg-config files:
 # veil.pc (every floor) and veil-FLOOR.pc (one floor and the floors below it). tests/install/check
 # builds a program outside the tree against both.
@@ -8,7 +8,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 # The floors as they link, bottom up; a floor whose directory is absent is left out.
-set(veil_floors base crypto ec zk ledger net guardian)
+set(veil_floors base sqlite crypto ec zk ledger net guardian)
 set(veil_installed_targets)
 foreach(floor IN LISTS veil_floors)
   if(TARGET veil_${floor})
@@ -48,13 +48,14 @@ install(FILES ${PROJECT_BINARY_DIR}/VeilConfig.cmake ${PROJECT_BINARY_DIR}/VeilC
 # modules of its dependencies; the libraries are static, so a dependency a floor links privately
 # is required all the same (plain `pkg-config --libs` reads Requires, not Requires.private).
 set(veil_pc_base "libsodium >= 1.0.18 nlohmann_json >= 3.11")
+set(veil_pc_sqlite "veil-base sqlite3")
 set(veil_pc_crypto "veil-base libsodium >= 1.0.18 libcrypto >= 3.0")
 set(veil_pc_ec "veil-crypto")
 set(veil_pc_zk "veil-ec libsodium >= 1.0.18")
-set(veil_pc_ledger "veil-crypto veil-ec sqlite3 nlohmann_json >= 3.11 libpq >= 15 simdjson >= 3.0")
+set(veil_pc_ledger "veil-crypto veil-ec veil-sqlite sqlite3 nlohmann_json >= 3.11 libpq >= 15 simdjson >= 3.0")
 set(veil_pc_net
   "veil-crypto nlohmann_json >= 3.11 cpp-httplib >= 0.11 libssl >= 3.0 libcrypto >= 3.0")
-set(veil_pc_guardian "veil-net veil-crypto nlohmann_json >= 3.11 sqlite3")
+set(veil_pc_guardian "veil-net veil-crypto veil-sqlite nlohmann_json >= 3.11 sqlite3")
 # Relocatable: the prefix is found from the file's own place (pkg-config's ${pcfiledir}), so
 # `cmake --install --prefix DIR` gives files that are right in DIR.
 set(VEIL_PC_PREFIX "\${pcfiledir}")

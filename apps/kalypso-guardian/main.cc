@@ -48,6 +48,7 @@
 #include "veil/guardian/owner.h"
 #include "veil/guardian/service.h"
 #include "veil/guardian/sweeper.h"
+#include "veil/net/daemon.h"
 #include "veil/net/http_server.h"
 #include "veil/net/log.h"
 #include "veil/net/signals.h"
@@ -67,11 +68,7 @@ constexpr char kSelfSignedCert[] = "tls.crt";
 constexpr char kSelfSignedKey[] = "tls.key";
 constexpr int kSelfSignedValidDays = 825;
 
-int Fail(const Status& s) {
-  Json j = {{"error", {{"code", std::string(veil::CodeName(s.code()))}, {"message", s.message()}}}};
-  std::cerr << j.dump() << "\n";
-  return 1;
-}
+using net::PrintError;
 
 struct ServeArgs {
   std::string data;
@@ -101,25 +98,6 @@ struct ServeArgs {
   std::size_t max_connections_per_client = 64;
   std::string port_file;
 };
-
-Status ParseListen(const std::string& listen, std::string* host, std::uint16_t* port) {
-  const auto colon = listen.rfind(':');
-  if (colon == std::string::npos) return veil::InvalidArgument("--listen: expected HOST:PORT");
-  *host = listen.substr(0, colon);
-  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
-    *host = host->substr(1, host->size() - 2);
-  }
-  try {
-    std::size_t used = 0;
-    const std::string p = listen.substr(colon + 1);
-    const unsigned long v = std::stoul(p, &used);
-    if (used != p.size() || v > 65535) throw std::out_of_range("port");
-    *port = static_cast<std::uint16_t>(v);
-  } catch (const std::exception&) {
-    return veil::InvalidArgument("--listen: bad port");
-  }
-  return Status::Ok();
-}
 
 // --tls-self-signed: DIR/tls.crt and DIR/tls.key (0600), generated once and reused, so the pin a
 // client took stays valid across restarts.
@@ -177,9 +155,9 @@ Result<std::vector<guardian::OwnerKey>> AllowedOwners(const ServeArgs& a) {
 }
 
 int Identity(const std::string& data) {
-  if (data.empty()) return Fail(veil::InvalidArgument("--data is required"));
+  if (data.empty()) return PrintError(veil::InvalidArgument("--data is required"));
   auto id = guardian::GuardianIdentity::LoadOrCreate(data);
-  if (!id.ok()) return Fail(id.status());
+  if (!id.ok()) return PrintError(id.status());
   std::cout << Json{{"fingerprint", id->public_identity().FingerprintHex()}, {"data", data}}.dump()
             << "\n";
   return 0;
@@ -187,46 +165,51 @@ int Identity(const std::string& data) {
 
 int Serve(const ServeArgs& a) {
   // First, before any thread: every later thread inherits the blocked signals.
-  if (Status s = net::BlockShutdownSignals(); !s.ok()) return Fail(s);
-  if (a.data.empty()) return Fail(veil::InvalidArgument("--data is required"));
+  if (Status s = net::BlockShutdownSignals(); !s.ok()) return PrintError(s);
+  if (a.data.empty()) return PrintError(veil::InvalidArgument("--data is required"));
   if (!a.tls_cert.empty() != !a.tls_key.empty()) {
-    return Fail(veil::InvalidArgument("--tls-cert and --tls-key go together"));
+    return PrintError(veil::InvalidArgument("--tls-cert and --tls-key go together"));
   }
   if (a.tls_self_signed && !a.tls_cert.empty()) {
-    return Fail(veil::InvalidArgument("give --tls-cert/--tls-key or --tls-self-signed, not both"));
+    return PrintError(
+        veil::InvalidArgument("give --tls-cert/--tls-key or --tls-self-signed, not both"));
   }
   if (!(a.sweep_interval_seconds > 0) || !std::isfinite(a.sweep_interval_seconds)) {
-    return Fail(veil::InvalidArgument("--sweep-interval must be a positive number of seconds"));
+    return PrintError(
+        veil::InvalidArgument("--sweep-interval must be a positive number of seconds"));
   }
   if (!(a.rate > 0) || !(a.burst >= 1) || !std::isfinite(a.rate) || !std::isfinite(a.burst)) {
-    return Fail(veil::InvalidArgument("--rate must be positive and --burst at least 1"));
+    return PrintError(veil::InvalidArgument("--rate must be positive and --burst at least 1"));
   }
   if (a.max_body_bytes < 1024 || a.max_items == 0 || a.threads == 0) {
-    return Fail(veil::InvalidArgument(
+    return PrintError(veil::InvalidArgument(
         "--max-body-bytes must be at least 1024, --max-items and --threads positive"));
   }
   if (!(a.address_rate >= 0) || !std::isfinite(a.address_rate) || !(a.address_burst >= 1) ||
       !std::isfinite(a.address_burst)) {
-    return Fail(veil::InvalidArgument(
+    return PrintError(veil::InvalidArgument(
         "--address-rate must be at least 0 (0: off) and --address-burst at least 1"));
   }
   // A burst below --max-items would refuse every full batch forever.
   if (!(a.address_item_rate >= 0) || !std::isfinite(a.address_item_rate) ||
       (a.address_item_rate > 0 && !(a.address_item_burst >= static_cast<double>(a.max_items))) ||
       !std::isfinite(a.address_item_burst)) {
-    return Fail(veil::InvalidArgument(
+    return PrintError(veil::InvalidArgument(
         "--address-item-rate must be at least 0 (0: off) and --address-item-burst at least "
         "--max-items"));
   }
   if (a.ipv6_prefix < 0 || a.ipv6_prefix > 128 || a.rate_table_keys == 0) {
-    return Fail(
+    return PrintError(
         veil::InvalidArgument("--ipv6-prefix must be 0 to 128 and --rate-table-keys positive"));
   }
   auto allowed = AllowedOwners(a);
-  if (!allowed.ok()) return Fail(allowed.status());
+  if (!allowed.ok()) return PrintError(allowed.status());
 
+  auto listen = net::ParseListenAddress(a.listen);
+  if (!listen.ok()) return PrintError(listen.status());
   net::HttpServerOptions so;
-  if (Status s = ParseListen(a.listen, &so.host, &so.port); !s.ok()) return Fail(s);
+  so.host = listen->host;
+  so.port = listen->port;
   so.worker_threads = a.threads;
   so.max_connections = a.max_connections;
   so.max_connections_per_client = a.max_connections_per_client;
@@ -250,16 +233,16 @@ int Serve(const ServeArgs& a) {
   const std::size_t allowed_count = allowed->size();
   go.allowed_owners = std::move(*allowed);
   auto opened = guardian::Guardian::OpenDir(a.data, std::move(go));
-  if (!opened.ok()) return Fail(opened.status());
+  if (!opened.ok()) return PrintError(opened.status());
   std::shared_ptr<guardian::Guardian> g(std::move(*opened));
 
   std::string tls_sha256;
   if (a.tls_self_signed || !a.tls_cert.empty()) {
     auto creds = a.tls_self_signed ? SelfSignedCredentials(a.data, so.host)
                                    : net::LoadTlsCredentials(a.tls_cert, a.tls_key);
-    if (!creds.ok()) return Fail(creds.status());
+    if (!creds.ok()) return PrintError(creds.status());
     auto fp = net::CertificateSha256Fingerprint(creds->cert_pem);
-    if (!fp.ok()) return Fail(fp.status());
+    if (!fp.ok()) return PrintError(fp.status());
     tls_sha256 = *fp;
     so.tls = std::move(*creds);
   }
@@ -271,22 +254,17 @@ int Serve(const ServeArgs& a) {
       static_cast<std::int64_t>(std::llround(a.sweep_interval_seconds * 1000)));
   guardian::Sweeper sweeper(g, std::max(interval, std::chrono::milliseconds(1)),
                             server->shared_metrics());
-  if (Status s = server->Start(); !s.ok()) return Fail(s);
+  if (Status s = server->Start(); !s.ok()) return PrintError(s);
   sweeper.Start();
 
   const std::uint16_t port = server->port();
   std::string host_for_url = a.listen.substr(0, a.listen.rfind(':'));
   const std::string url = std::string(tls_sha256.empty() ? "http" : "https") + "://" +
                           host_for_url + ":" + std::to_string(port);
-  if (!a.port_file.empty()) {
-    // Written whole and renamed, so a reader never sees a partial file.
-    if (Status s = veil::WriteFileAtomically(a.port_file, std::to_string(port) + "\n", 0644,
-                                             veil::ReplacePolicy::kReplace);
-        !s.ok()) {
-      sweeper.Stop();
-      server->Stop().IgnoreError();
-      return Fail(veil::Unavailable("cannot write --port-file: " + s.message()));
-    }
+  if (Status s = net::WritePortFile(a.port_file, port); !s.ok()) {
+    sweeper.Stop();
+    server->Stop().IgnoreError();
+    return PrintError(s);
   }
   auto stats = g->Stats();
   vlog::Info("listening", {{"url", url},
@@ -298,18 +276,13 @@ int Serve(const ServeArgs& a) {
                            {"max_body_bytes", a.max_body_bytes},
                            {"allowed_owners", allowed_count}});
 
-  const int sig = net::WaitForShutdownSignal();
-  vlog::Info("stopping", {{"signal", sig}});
-  Status s = server->Stop();
-  sweeper.Stop();
-  server.reset();
-  g.reset();  // the last reference: closes the store
-  if (!s.ok()) {
-    vlog::Warn("stopped with an error", {{"error", s.ToString()}});
-    return 1;
-  }
-  vlog::Info("stopped");
-  return 0;
+  return net::WaitForShutdownAndStop([&] {
+    Status s = server->Stop();
+    sweeper.Stop();
+    server.reset();
+    g.reset();  // the last reference: closes the store
+    return s;
+  });
 }
 
 }  // namespace

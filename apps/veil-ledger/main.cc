@@ -37,6 +37,7 @@
 #include "veil/crypto/secret.h"
 #include "veil/ledger/client.h"
 #include "veil/ledger/json.h"
+#include "veil/net/daemon.h"
 #include "veil/net/log.h"
 #include "veil/net/signals.h"
 
@@ -49,11 +50,7 @@ namespace lj = veil::ledger::json;
 namespace node = veil::ledger_node;
 namespace vlog = veil::net::log;
 
-int Fail(const Status& s) {
-  Json j = {{"error", {{"code", std::string(veil::CodeName(s.code()))}, {"message", s.message()}}}};
-  std::cerr << j.dump() << "\n";
-  return 1;
-}
+int Fail(const Status& s) { return veil::net::PrintError(s); }
 
 int Print(const Json& j) {
   std::cout << j.dump(2) << "\n";
@@ -477,20 +474,10 @@ int Serve(const ServeArgs& a) {
   o.max_connections = a.max_connections;
   o.max_connections_per_client = a.max_connections_per_client;
   o.clients.max_queued_bytes = a.client_queue_bytes;
-  const auto colon = a.listen.rfind(':');
-  if (colon == std::string::npos)
-    return Fail(veil::InvalidArgument("--listen: expected HOST:PORT"));
-  o.host = a.listen.substr(0, colon);
-  if (o.host.size() >= 2 && o.host.front() == '[' && o.host.back() == ']') {
-    o.host = o.host.substr(1, o.host.size() - 2);
-  }
-  try {
-    const unsigned long port = std::stoul(a.listen.substr(colon + 1));
-    if (port > 65535) throw std::out_of_range("port");
-    o.port = static_cast<std::uint16_t>(port);
-  } catch (const std::exception&) {
-    return Fail(veil::InvalidArgument("--listen: bad port"));
-  }
+  auto listen = veil::net::ParseListenAddress(a.listen);
+  if (!listen.ok()) return Fail(listen.status());
+  o.host = listen->host;
+  o.port = listen->port;
   auto bt = node::ParseDuration(a.block_time, true);
   if (!bt.ok()) return Fail(bt.status());
   o.block_time = *bt;
@@ -512,28 +499,13 @@ int Serve(const ServeArgs& a) {
   auto n = node::Node::Start(o);
   if (!n.ok()) return Fail(n.status());
   const std::uint16_t port = (*n)->port();
-  if (!a.port_file.empty()) {
-    // Written whole and renamed, so a reader never sees a partial file.
-    if (Status s = veil::WriteFileAtomically(a.port_file, std::to_string(port) + "\n", 0644,
-                                             veil::ReplacePolicy::kReplace);
-        !s.ok()) {
-      return Fail(veil::Unavailable("cannot write --port-file: " + s.message()));
-    }
-  }
+  if (Status s = veil::net::WritePortFile(a.port_file, port); !s.ok()) return Fail(s);
   vlog::Info("listening", {{"host", o.host},
                            {"port", port},
                            {"chain_id", o.chain_id},
                            {"block_time_ms", static_cast<std::int64_t>(o.block_time.count())},
                            {"head", (*n)->ledger().Head().number}});
-  const int sig = veil::net::WaitForShutdownSignal();
-  vlog::Info("stopping", {{"signal", sig}});
-  Status s = (*n)->Stop();
-  if (!s.ok()) {
-    vlog::Warn("stopped with an error", {{"error", s.ToString()}});
-    return 1;
-  }
-  vlog::Info("stopped");
-  return 0;
+  return veil::net::WaitForShutdownAndStop([&] { return (*n)->Stop(); });
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The guardian's SQLite share store (store.h). Statement handling mirrors
-// src/ledger/sqlite_store.cc: prepared once, cached by SQL text, reset on scope exit.
+// The guardian's SQLite share store (store.h). Statements go through sqlite/connection.h:
+// prepared once, cached by SQL text, reset on scope exit.
 #include "store.h"
 
 #include <fcntl.h>
@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "veil/base/file.h"
+#include "veil/sqlite/connection.h"
 
 namespace veil::guardian::internal {
 namespace {
@@ -126,104 +126,14 @@ Status RestrictFileModes(const std::string& path) {
   return Status::Ok();
 }
 
-class Stmt {
- public:
-  Stmt(sqlite3* db, sqlite3_stmt* s) : db_(db), s_(s) {}
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  ~Stmt() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-  }
-  Stmt& Int(int i, std::int64_t v) {
-    Check(sqlite3_bind_int64(s_, i, v));
-    return *this;
-  }
-  Stmt& Blob(int i, ByteView b) {
-    Check(sqlite3_bind_blob(s_, i, b.empty() ? "" : static_cast<const void*>(b.data()),
-                            static_cast<int>(b.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Stmt& Text(int i, std::string_view t) {
-    Check(sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  bool Step() {
-    if (!status_.ok()) return false;
-    const int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) status_ = Internal(std::string("sqlite: ") + sqlite3_errmsg(db_));
-    return false;
-  }
-  Status Run() {
-    while (Step()) {
-    }
-    return status_;
-  }
-  const Status& status() const { return status_; }
-  std::int64_t ColInt(int i) { return sqlite3_column_int64(s_, i); }
-  ByteView ColBlob(int i) {
-    const void* p = sqlite3_column_blob(s_, i);
-    const int n = sqlite3_column_bytes(s_, i);
-    if (p == nullptr || n <= 0) return {};
-    return {static_cast<const std::uint8_t*>(p), static_cast<std::size_t>(n)};
-  }
-  template <std::size_t N>
-  bool ColArray(int i, std::array<std::uint8_t, N>& out) {
-    const ByteView b = ColBlob(i);
-    if (b.size() != N) return false;
-    std::copy(b.begin(), b.end(), out.begin());
-    return true;
-  }
-
- private:
-  void Check(int rc) {
-    if (rc != SQLITE_OK && status_.ok()) {
-      status_ = Internal(std::string("sqlite bind: ") + sqlite3_errmsg(db_));
-    }
-  }
-  sqlite3* db_;
-  sqlite3_stmt* s_;
-  Status status_;
-};
-
 }  // namespace
 
 struct Store::Impl {
-  sqlite3* db = nullptr;
-  std::unordered_map<std::string, sqlite3_stmt*> cache;
+  sqlite::Connection db;
   FaultFn fault;
   std::size_t writes = 0;      // row writes in the current transaction
   bool deleted_in_tx = false;  // the current transaction deleted a share row
   bool scrub_pending = false;  // a committed deletion not scrubbed yet
-
-  ~Impl() {
-    for (auto& [sql, s] : cache) sqlite3_finalize(s);
-    sqlite3_close(db);
-  }
-
-  Result<std::unique_ptr<Stmt>> Prepare(const std::string& sql) {
-    auto it = cache.find(sql);
-    if (it == cache.end()) {
-      sqlite3_stmt* st = nullptr;
-      if (sqlite3_prepare_v3(db, sql.c_str(), static_cast<int>(sql.size()),
-                             SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) {
-        return Internal(std::string("sqlite prepare: ") + sqlite3_errmsg(db));
-      }
-      it = cache.emplace(sql, st).first;
-    }
-    return std::make_unique<Stmt>(db, it->second);
-  }
-
-  Status Exec(const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string m = err != nullptr ? err : "unknown";
-      sqlite3_free(err);
-      return Internal("sqlite: " + m);
-    }
-    return Status::Ok();
-  }
 
   Status BeforeWrite() {
     const std::size_t i = writes++;
@@ -240,35 +150,33 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path, const Finger
   auto impl = std::make_unique<Impl>();
   impl->fault = std::move(fault);
   VEIL_RETURN_IF_ERROR(RestrictFileModes(path));
-  const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &impl->db, flags, nullptr) != SQLITE_OK) {
-    std::string m = impl->db != nullptr ? sqlite3_errmsg(impl->db) : "out of memory";
-    return Unavailable("cannot open " + path + ": " + m);
-  }
-  sqlite3_busy_timeout(impl->db, 5000);
-  VEIL_RETURN_IF_ERROR(impl->Exec(kPragmas));
-  VEIL_RETURN_IF_ERROR(impl->Exec(kSchema));
+  VEIL_RETURN_IF_ERROR(
+      impl->db.Open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX));
+  sqlite3_busy_timeout(impl->db.get(), 5000);
+  VEIL_RETURN_IF_ERROR(impl->db.Exec(kPragmas));
+  VEIL_RETURN_IF_ERROR(impl->db.Exec(kSchema));
   {
-    VEIL_ASSIGN_OR_RETURN(auto s, impl->Prepare("SELECT value FROM meta WHERE name = 'guardian'"));
-    if (s->Step()) {
-      const ByteView stored = s->ColBlob(0);
+    VEIL_ASSIGN_OR_RETURN(auto s,
+                          impl->db.Prepare("SELECT value FROM meta WHERE name = 'guardian'"));
+    if (s.Step()) {
+      const ByteView stored = s.ColBlob(0);
       if (!std::equal(stored.begin(), stored.end(), owner.begin(), owner.end())) {
         return FailedPrecondition(path + " belongs to another guardian identity");
       }
     } else {
-      VEIL_RETURN_IF_ERROR(s->status());
-      VEIL_ASSIGN_OR_RETURN(auto ins,
-                            impl->Prepare("INSERT INTO meta(name, value) VALUES('guardian', ?)"));
-      VEIL_RETURN_IF_ERROR(ins->Blob(1, owner).Run());
+      VEIL_RETURN_IF_ERROR(s.status());
+      VEIL_ASSIGN_OR_RETURN(
+          auto ins, impl->db.Prepare("INSERT INTO meta(name, value) VALUES('guardian', ?)"));
+      VEIL_RETURN_IF_ERROR(ins.Blob(1, owner).Run());
     }
   }
   {
-    VEIL_ASSIGN_OR_RETURN(auto s, impl->Prepare("SELECT 1 FROM meta WHERE name = 'usage'"));
-    const bool counted = s->Step();
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_ASSIGN_OR_RETURN(auto s, impl->db.Prepare("SELECT 1 FROM meta WHERE name = 'usage'"));
+    const bool counted = s.Step();
+    VEIL_RETURN_IF_ERROR(s.status());
     if (!counted) {
-      if (Status c = impl->Exec(kCountUsage); !c.ok()) {
-        impl->Exec("ROLLBACK").IgnoreError();
+      if (Status c = impl->db.Exec(kCountUsage); !c.ok()) {
+        impl->db.Exec("ROLLBACK").IgnoreError();
         return c;
       }
     }
@@ -283,11 +191,11 @@ std::uint64_t Store::RowBytes(const StoredShare& share) {
 Status Store::Begin() {
   impl_->writes = 0;
   impl_->deleted_in_tx = false;
-  return impl_->Exec("BEGIN IMMEDIATE");
+  return impl_->db.Exec("BEGIN IMMEDIATE");
 }
 
 Status Store::Commit() {
-  VEIL_RETURN_IF_ERROR(impl_->Exec("COMMIT"));
+  VEIL_RETURN_IF_ERROR(impl_->db.Exec("COMMIT"));
   if (impl_->deleted_in_tx) impl_->scrub_pending = true;
   impl_->deleted_in_tx = false;
   // The rows are gone; a failed scrub only delays the byte-level cleanup to the next commit.
@@ -297,41 +205,42 @@ Status Store::Commit() {
 
 void Store::Rollback() {
   impl_->deleted_in_tx = false;
-  impl_->Exec("ROLLBACK").IgnoreError();
+  impl_->db.Exec("ROLLBACK").IgnoreError();
 }
 
 Result<std::optional<StoredShare>> Store::Find(const ShareId& id) {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT owner, kind, expires_at, commitment, "
-                                               "sealed, created_at FROM shares WHERE id = ?"));
-  s->Blob(1, id);
-  if (!s->Step()) {
-    VEIL_RETURN_IF_ERROR(s->status());
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT owner, kind, expires_at, commitment, "
+                                                  "sealed, created_at FROM shares WHERE id = ?"));
+  s.Blob(1, id);
+  if (!s.Step()) {
+    VEIL_RETURN_IF_ERROR(s.status());
     return std::optional<StoredShare>();
   }
   StoredShare out;
   out.id = id;
-  const ByteView owner = s->ColBlob(0);
+  const ByteView owner = s.ColBlob(0);
   out.owner.assign(owner.begin(), owner.end());
-  const std::int64_t kind = s->ColInt(1);
+  const std::int64_t kind = s.ColInt(1);
   if (kind != static_cast<std::int64_t>(ShareKind::kRecord) &&
       kind != static_cast<std::int64_t>(ShareKind::kCollection)) {
     return DataLoss("stored share has an unknown kind");
   }
   out.kind = static_cast<ShareKind>(kind);
-  out.expires_at = s->ColInt(2);
-  if (!s->ColArray(3, out.commitment)) return DataLoss("stored commitment has the wrong length");
-  const ByteView sealed = s->ColBlob(4);
+  out.expires_at = s.ColInt(2);
+  out.commitment = s.ColArray<kCommitmentSize>(3);
+  const ByteView sealed = s.ColBlob(4);
   out.sealed.assign(sealed.begin(), sealed.end());
-  out.created_at = s->ColInt(5);
+  out.created_at = s.ColInt(5);
+  VEIL_RETURN_IF_ERROR(s.status());  // a commitment of the wrong length
   return std::optional<StoredShare>(std::move(out));
 }
 
 Status Store::Insert(const StoredShare& sh) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
   VEIL_ASSIGN_OR_RETURN(
-      auto s, impl_->Prepare("INSERT INTO shares(id, owner, kind, expires_at, commitment, "
-                             "sealed, created_at) VALUES(?, ?, ?, ?, ?, ?, ?)"));
-  return s->Blob(1, sh.id)
+      auto s, impl_->db.Prepare("INSERT INTO shares(id, owner, kind, expires_at, commitment, "
+                                "sealed, created_at) VALUES(?, ?, ?, ?, ?, ?, ?)"));
+  return s.Blob(1, sh.id)
       .Blob(2, sh.owner)
       .Int(3, static_cast<std::int64_t>(sh.kind))
       .Int(4, sh.expires_at)
@@ -343,24 +252,24 @@ Status Store::Insert(const StoredShare& sh) {
 
 Status Store::SetExpiry(const ShareId& id, std::int64_t expires_at) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("UPDATE shares SET expires_at = ? WHERE id = ?"));
-  return s->Int(1, expires_at).Blob(2, id).Run();
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("UPDATE shares SET expires_at = ? WHERE id = ?"));
+  return s.Int(1, expires_at).Blob(2, id).Run();
 }
 
 Status Store::Delete(const ShareId& id) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("DELETE FROM shares WHERE id = ?"));
-  VEIL_RETURN_IF_ERROR(s->Blob(1, id).Run());
-  if (sqlite3_changes(impl_->db) > 0) impl_->deleted_in_tx = true;
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("DELETE FROM shares WHERE id = ?"));
+  VEIL_RETURN_IF_ERROR(s.Blob(1, id).Run());
+  if (impl_->db.changes() > 0) impl_->deleted_in_tx = true;
   return Status::Ok();
 }
 
 Status Store::PutTombstone(const ShareId& id, const Tombstone& t, std::int64_t keep_until) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("INSERT OR REPLACE INTO destroyed(id, owner, "
-                                               "commitment, destroyed_at, keep_until) "
-                                               "VALUES(?, ?, ?, ?, ?)"));
-  return s->Blob(1, id)
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("INSERT OR REPLACE INTO destroyed(id, owner, "
+                                                  "commitment, destroyed_at, keep_until) "
+                                                  "VALUES(?, ?, ?, ?, ?)"));
+  return s.Blob(1, id)
       .Blob(2, t.owner)
       .Blob(3, t.commitment)
       .Int(4, t.destroyed_at)
@@ -369,36 +278,37 @@ Status Store::PutTombstone(const ShareId& id, const Tombstone& t, std::int64_t k
 }
 
 Result<std::optional<Tombstone>> Store::FindTombstone(const ShareId& id) {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT owner, commitment, destroyed_at FROM "
-                                               "destroyed WHERE id = ?"));
-  s->Blob(1, id);
-  if (!s->Step()) {
-    VEIL_RETURN_IF_ERROR(s->status());
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT owner, commitment, destroyed_at FROM "
+                                                  "destroyed WHERE id = ?"));
+  s.Blob(1, id);
+  if (!s.Step()) {
+    VEIL_RETURN_IF_ERROR(s.status());
     return std::optional<Tombstone>();
   }
   Tombstone t;
-  const ByteView owner = s->ColBlob(0);
+  const ByteView owner = s.ColBlob(0);
   t.owner.assign(owner.begin(), owner.end());
-  if (!s->ColArray(1, t.commitment)) return DataLoss("stored commitment has the wrong length");
-  t.destroyed_at = s->ColInt(2);
+  t.commitment = s.ColArray<kCommitmentSize>(1);
+  t.destroyed_at = s.ColInt(2);
+  VEIL_RETURN_IF_ERROR(s.status());  // a commitment of the wrong length
   return std::optional<Tombstone>(std::move(t));
 }
 
 Result<bool> Store::NonceSeen(ByteView owner_hash, const Nonce& nonce) {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT 1 FROM nonces WHERE owner_hash = ? AND "
-                                               "nonce = ?"));
-  const bool found = s->Blob(1, owner_hash).Blob(2, nonce).Step();
-  VEIL_RETURN_IF_ERROR(s->status());
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT 1 FROM nonces WHERE owner_hash = ? AND "
+                                                  "nonce = ?"));
+  const bool found = s.Blob(1, owner_hash).Blob(2, nonce).Step();
+  VEIL_RETURN_IF_ERROR(s.status());
   return found;
 }
 
 Result<bool> Store::RememberNonce(ByteView owner_hash, const Nonce& nonce,
                                   std::int64_t expires_at) {
   VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("INSERT OR IGNORE INTO nonces(owner_hash, nonce, "
-                                               "expires_at) VALUES(?, ?, ?)"));
-  VEIL_RETURN_IF_ERROR(s->Blob(1, owner_hash).Blob(2, nonce).Int(3, expires_at).Run());
-  return sqlite3_changes(impl_->db) == 1;
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("INSERT OR IGNORE INTO nonces(owner_hash, nonce, "
+                                                  "expires_at) VALUES(?, ?, ?)"));
+  VEIL_RETURN_IF_ERROR(s.Blob(1, owner_hash).Blob(2, nonce).Int(3, expires_at).Run());
+  return impl_->db.changes() == 1;
 }
 
 Result<std::size_t> Store::DeleteExpired(std::int64_t now) {
@@ -406,9 +316,9 @@ Result<std::size_t> Store::DeleteExpired(std::int64_t now) {
   std::size_t n = 0;
   Status s = [&]() -> Status {
     VEIL_RETURN_IF_ERROR(impl_->BeforeWrite());
-    VEIL_ASSIGN_OR_RETURN(auto st, impl_->Prepare("DELETE FROM shares WHERE expires_at <= ?"));
-    VEIL_RETURN_IF_ERROR(st->Int(1, now).Run());
-    n = static_cast<std::size_t>(sqlite3_changes(impl_->db));
+    VEIL_ASSIGN_OR_RETURN(auto st, impl_->db.Prepare("DELETE FROM shares WHERE expires_at <= ?"));
+    VEIL_RETURN_IF_ERROR(st.Int(1, now).Run());
+    n = static_cast<std::size_t>(impl_->db.changes());
     if (n > 0) impl_->deleted_in_tx = true;
     return Status::Ok();
   }();
@@ -421,25 +331,26 @@ Result<std::size_t> Store::DeleteExpired(std::int64_t now) {
 }
 
 Status Store::ForgetNonces(std::int64_t now) {
-  VEIL_ASSIGN_OR_RETURN(auto st, impl_->Prepare("DELETE FROM nonces WHERE expires_at < ?"));
-  VEIL_RETURN_IF_ERROR(st->Int(1, now).Run());
-  VEIL_ASSIGN_OR_RETURN(auto tomb, impl_->Prepare("DELETE FROM destroyed WHERE keep_until <= ?"));
-  return tomb->Int(1, now).Run();
+  VEIL_ASSIGN_OR_RETURN(auto st, impl_->db.Prepare("DELETE FROM nonces WHERE expires_at < ?"));
+  VEIL_RETURN_IF_ERROR(st.Int(1, now).Run());
+  VEIL_ASSIGN_OR_RETURN(auto tomb,
+                        impl_->db.Prepare("DELETE FROM destroyed WHERE keep_until <= ?"));
+  return tomb.Int(1, now).Run();
 }
 
 Status Store::Ping() {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT 1 FROM meta LIMIT 1"));
-  return s->Run();
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT 1 FROM meta LIMIT 1"));
+  return s.Run();
 }
 
 Status Store::Scrub() {
-  VEIL_RETURN_IF_ERROR(impl_->Exec("PRAGMA incremental_vacuum"));
+  VEIL_RETURN_IF_ERROR(impl_->db.Exec("PRAGMA incremental_vacuum"));
   int log_frames = 0;
   int checkpointed = 0;
-  const int rc = sqlite3_wal_checkpoint_v2(impl_->db, nullptr, SQLITE_CHECKPOINT_TRUNCATE,
+  const int rc = sqlite3_wal_checkpoint_v2(impl_->db.get(), nullptr, SQLITE_CHECKPOINT_TRUNCATE,
                                            &log_frames, &checkpointed);
   if (rc != SQLITE_OK) {
-    return Unavailable(std::string("sqlite checkpoint: ") + sqlite3_errmsg(impl_->db));
+    return Unavailable(std::string("sqlite checkpoint: ") + sqlite3_errmsg(impl_->db.get()));
   }
   impl_->scrub_pending = false;
   return Status::Ok();
@@ -448,40 +359,40 @@ Status Store::Scrub() {
 bool Store::scrub_pending() const { return impl_->scrub_pending; }
 
 Result<Usage> Store::OwnerUsage(ByteView owner) {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT share_count, byte_count FROM usage WHERE "
-                                               "owner = ?"));
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT share_count, byte_count FROM usage WHERE "
+                                                  "owner = ?"));
   Usage u;
-  if (s->Blob(1, owner).Step()) {
-    u.shares = static_cast<std::uint64_t>(s->ColInt(0));
-    u.bytes = static_cast<std::uint64_t>(s->ColInt(1));
+  if (s.Blob(1, owner).Step()) {
+    u.shares = static_cast<std::uint64_t>(s.ColInt(0));
+    u.bytes = static_cast<std::uint64_t>(s.ColInt(1));
   }
-  VEIL_RETURN_IF_ERROR(s->status());
+  VEIL_RETURN_IF_ERROR(s.status());
   return u;
 }
 
 Result<Usage> Store::TotalUsage() {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT share_count, byte_count FROM usage_total "
-                                               "WHERE id = 0"));
-  if (!s->Step()) {
-    VEIL_RETURN_IF_ERROR(s->status());
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT share_count, byte_count FROM usage_total "
+                                                  "WHERE id = 0"));
+  if (!s.Step()) {
+    VEIL_RETURN_IF_ERROR(s.status());
     return DataLoss("usage totals are missing");
   }
   Usage u;
-  u.shares = static_cast<std::uint64_t>(s->ColInt(0));
-  u.bytes = static_cast<std::uint64_t>(s->ColInt(1));
+  u.shares = static_cast<std::uint64_t>(s.ColInt(0));
+  u.bytes = static_cast<std::uint64_t>(s.ColInt(1));
   return u;
 }
 
 Result<std::uint64_t> Store::CountShares() {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT COUNT(*) FROM shares"));
-  if (!s->Step()) return Internal("count failed");
-  return static_cast<std::uint64_t>(s->ColInt(0));
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT COUNT(*) FROM shares"));
+  if (!s.Step()) return Internal("count failed");
+  return static_cast<std::uint64_t>(s.ColInt(0));
 }
 
 Result<std::uint64_t> Store::CountNonces() {
-  VEIL_ASSIGN_OR_RETURN(auto s, impl_->Prepare("SELECT COUNT(*) FROM nonces"));
-  if (!s->Step()) return Internal("count failed");
-  return static_cast<std::uint64_t>(s->ColInt(0));
+  VEIL_ASSIGN_OR_RETURN(auto s, impl_->db.Prepare("SELECT COUNT(*) FROM nonces"));
+  if (!s.Step()) return Internal("count failed");
+  return static_cast<std::uint64_t>(s.ColInt(0));
 }
 
 }  // namespace veil::guardian::internal

@@ -23,6 +23,7 @@
 #include "sql_filter.h"
 #include "sqlite_vfs.h"
 #include "veil/ledger/store.h"
+#include "veil/sqlite/connection.h"
 
 namespace veil::ledger {
 namespace {
@@ -85,113 +86,38 @@ constexpr const char* kSchemaBlockIndexes =
 
 using Param = std::variant<std::int64_t, std::string, Bytes>;
 
-class Stmt {
- public:
-  Stmt(sqlite3* db, sqlite3_stmt* s, int* outstanding) : db_(db), s_(s), outstanding_(outstanding) {
-    ++*outstanding_;
+// A ledger value as a statement parameter (the SQL compiler's output, sql_filter.h).
+void Bind(sqlite::Statement& s, int i, const Param& p) {
+  if (const auto* n = std::get_if<std::int64_t>(&p)) {
+    s.Int(i, *n);
+  } else if (const auto* t = std::get_if<std::string>(&p)) {
+    s.Text(i, *t);
+  } else {
+    s.Blob(i, std::get<Bytes>(p));
   }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  ~Stmt() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-    --*outstanding_;
-  }
-
-  Stmt& Int(int i, std::int64_t v) {
-    Check(sqlite3_bind_int64(s_, i, v));
-    return *this;
-  }
-  Stmt& Blob(int i, ByteView b) {
-    Check(sqlite3_bind_blob(s_, i, b.empty() ? "" : static_cast<const void*>(b.data()),
-                            static_cast<int>(b.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Stmt& Text(int i, std::string_view t) {
-    Check(sqlite3_bind_text(s_, i, t.data(), static_cast<int>(t.size()), SQLITE_TRANSIENT));
-    return *this;
-  }
-  Stmt& Bind(int i, const Param& p) {
-    if (const auto* n = std::get_if<std::int64_t>(&p)) return Int(i, *n);
-    if (const auto* s = std::get_if<std::string>(&p)) return Text(i, *s);
-    return Blob(i, std::get<Bytes>(p));
-  }
-
-  // true: a row is ready; false: done. Errors become a Status in status().
-  bool Step() {
-    if (!status_.ok()) return false;
-    const int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) status_ = Internal(std::string("sqlite: ") + sqlite3_errmsg(db_));
-    return false;
-  }
-  Status Run() {
-    while (Step()) {
-    }
-    return status_;
-  }
-  const Status& status() const { return status_; }
-
-  std::int64_t ColInt(int i) { return sqlite3_column_int64(s_, i); }
-  std::uint64_t ColU64(int i) { return static_cast<std::uint64_t>(sqlite3_column_int64(s_, i)); }
-  ByteView ColBlob(int i) {
-    const void* p = sqlite3_column_blob(s_, i);
-    const int n = sqlite3_column_bytes(s_, i);
-    if (p == nullptr || n <= 0) return {};
-    return {static_cast<const std::uint8_t*>(p), static_cast<std::size_t>(n)};
-  }
-  std::string ColText(int i) {
-    const auto* p = sqlite3_column_text(s_, i);
-    const int n = sqlite3_column_bytes(s_, i);
-    if (p == nullptr || n <= 0) return {};
-    return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
-  }
-  template <std::size_t N>
-  std::array<std::uint8_t, N> ColArray(int i) {
-    std::array<std::uint8_t, N> out{};
-    const ByteView b = ColBlob(i);
-    if (b.size() == N) {
-      std::copy(b.begin(), b.end(), out.begin());
-    } else if (status_.ok()) {
-      status_ = DataLoss("stored value has the wrong length");
-    }
-    return out;
-  }
-  sqlite3_stmt* raw() { return s_; }
-
- private:
-  void Check(int rc) {
-    if (rc != SQLITE_OK && status_.ok()) {
-      status_ = Internal(std::string("sqlite bind: ") + sqlite3_errmsg(db_));
-    }
-  }
-  sqlite3* db_;
-  sqlite3_stmt* s_;
-  int* outstanding_;
-  Status status_;
-};
+}
 
 Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options, bool reader);
 
 class SqliteStore final : public Store {
  public:
-  explicit SqliteStore(sqlite3* db) : db_(db) {}
-  ~SqliteStore() override {
-    for (auto& [sql, s] : cache_) sqlite3_finalize(s);
-    sqlite3_close(db_);
-  }
-
-  // reader: a connection for reads only (OpenReader): the writer has made the schema and the
-  // log mode; this one only sets its cache and refuses writes.
+  // Opens the file. reader: a connection for reads only (OpenReader): the writer has made the
+  // schema and the log mode; this one only sets its cache and refuses writes.
   Status Init(const SqliteOptions& o, bool reader = false) {
     options_ = o;
     reader_ = reader;
+    // A reader opens an existing file (the writer created it) read-write: a WAL database's
+    // readers write the shared-memory index.
+    const int flags =
+        SQLITE_OPEN_READWRITE | (reader ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
+    VEIL_RETURN_IF_ERROR(db_.Open(
+        o.path, flags, o.coalesce_wal_writes ? internal::CoalescingWalVfsName() : nullptr));
     if (reader) {
       VEIL_RETURN_IF_ERROR(Exec("PRAGMA query_only=1"));
       VEIL_RETURN_IF_ERROR(Exec(
           ("PRAGMA cache_size=-" + std::to_string(std::max<std::size_t>(o.cache_mib, 1) * 1024))
               .c_str()));
-      sqlite3_busy_timeout(db_, 5000);
+      sqlite3_busy_timeout(db_.get(), 5000);
       return Status::Ok();
     }
     // Takes effect only while the file is new (SQLite fixes the page size with the first table).
@@ -205,7 +131,7 @@ class SqliteStore final : public Store {
                  .c_str()));
     VEIL_RETURN_IF_ERROR(
         Exec(("PRAGMA wal_autocheckpoint=" + std::to_string(o.wal_checkpoint_pages)).c_str()));
-    sqlite3_busy_timeout(db_, 5000);
+    sqlite3_busy_timeout(db_.get(), 5000);
     // The schema, and what a file from an older version lacks, in one write transaction (two
     // processes opening one old file do not both add the column).
     VEIL_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
@@ -229,8 +155,8 @@ class SqliteStore final : public Store {
     std::int64_t format = 1;
     {
       VEIL_ASSIGN_OR_RETURN(auto f, Prepare("SELECT value FROM meta WHERE name = 'format'"));
-      if (f->Step()) format = f->ColInt(0);
-      VEIL_RETURN_IF_ERROR(f->status());
+      if (f.Step()) format = f.ColInt(0);
+      VEIL_RETURN_IF_ERROR(f.status());
     }
     if (format > kFormat) {
       return FailedPrecondition("ledger file format " + std::to_string(format) +
@@ -246,12 +172,14 @@ class SqliteStore final : public Store {
         {"blocks", "txs", "ALTER TABLE blocks ADD COLUMN txs BLOB"},
         {"blocks", "changes", "ALTER TABLE blocks ADD COLUMN changes BLOB"}};
     for (const auto& [table, column, ddl] : added) {
-      VEIL_ASSIGN_OR_RETURN(auto has,
-                            Prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?"));
-      has->Text(1, table).Text(2, column);
-      const bool present = has->Step() && has->ColInt(0) == 1;
-      VEIL_RETURN_IF_ERROR(has->status());
-      has.reset();
+      bool present = false;
+      {  // the statement is reset before the DDL runs
+        VEIL_ASSIGN_OR_RETURN(auto has,
+                              Prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?"));
+        has.Text(1, table).Text(2, column);
+        present = has.Step() && has.ColInt(0) == 1;
+        VEIL_RETURN_IF_ERROR(has.status());
+      }
       if (!present) VEIL_RETURN_IF_ERROR(Exec(ddl));
     }
     if (format < 4) VEIL_RETURN_IF_ERROR(MigrateBlocks());
@@ -272,8 +200,8 @@ class SqliteStore final : public Store {
     {
       VEIL_ASSIGN_OR_RETURN(auto t, Prepare("SELECT count(*) FROM sqlite_master WHERE type = "
                                             "'table' AND name IN ('txs', 'changes')"));
-      const std::int64_t old_tables = t->Step() ? t->ColInt(0) : 0;
-      VEIL_RETURN_IF_ERROR(t->status());
+      const std::int64_t old_tables = t.Step() ? t.ColInt(0) : 0;
+      VEIL_RETURN_IF_ERROR(t.status());
       if (old_tables == 0) return Status::Ok();  // a new file (kSchema made format 4's tables)
       if (old_tables != 2) return DataLoss("ledger file has one of txs and changes, not both");
     }
@@ -281,11 +209,11 @@ class SqliteStore final : public Store {
     {
       VEIL_ASSIGN_OR_RETURN(auto b, Prepare("SELECT number, tx_count, change_count FROM blocks "
                                             "ORDER BY number"));
-      while (b->Step()) {
-        blocks.emplace_back(b->ColU64(0), static_cast<std::uint32_t>(b->ColInt(1)),
-                            static_cast<std::uint32_t>(b->ColInt(2)));
+      while (b.Step()) {
+        blocks.emplace_back(b.ColU64(0), static_cast<std::uint32_t>(b.ColInt(1)),
+                            static_cast<std::uint32_t>(b.ColInt(2)));
       }
-      VEIL_RETURN_IF_ERROR(b->status());
+      VEIL_RETURN_IF_ERROR(b.status());
     }
     std::uint64_t next_seq = 1;
     for (const auto& [n, tx_count, change_count] : blocks) {
@@ -293,38 +221,38 @@ class SqliteStore final : public Store {
       {
         VEIL_ASSIGN_OR_RETURN(
             auto s, Prepare("SELECT idx, hash, body, gas FROM txs WHERE block = ? ORDER BY idx"));
-        s->Int(1, I64(n));
-        while (s->Step()) {
+        s.Int(1, I64(n));
+        while (s.Step()) {
           StoredTx t;
           t.block = n;
-          t.index = static_cast<std::uint32_t>(s->ColInt(0));
-          t.hash = s->ColArray<32>(1);
-          const ByteView body = s->ColBlob(2);
+          t.index = static_cast<std::uint32_t>(s.ColInt(0));
+          t.hash = s.ColArray<32>(1);
+          const ByteView body = s.ColBlob(2);
           t.encoded.assign(body.begin(), body.end());
-          t.gas = s->ColU64(3);
+          t.gas = s.ColU64(3);
           if (t.index != txs.size()) return DataLoss("block " + std::to_string(n) + ": txs gap");
           txs.push_back(std::move(t));
         }
-        VEIL_RETURN_IF_ERROR(s->status());
+        VEIL_RETURN_IF_ERROR(s.status());
       }
       std::vector<Change> changes;
       {
         VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT seq, block, kind, key, entity_hash FROM "
                                               "changes WHERE block = ? ORDER BY seq"));
-        s->Int(1, I64(n));
-        while (s->Step()) {
+        s.Int(1, I64(n));
+        while (s.Step()) {
           Change c;
-          c.seq = s->ColU64(0);
-          c.block = s->ColU64(1);
-          const std::int64_t kind = s->ColInt(2);
+          c.seq = s.ColU64(0);
+          c.block = s.ColU64(1);
+          const std::int64_t kind = s.ColInt(2);
           if (kind < static_cast<std::int64_t>(ChangeKind::kCreate) ||
               kind > static_cast<std::int64_t>(ChangeKind::kDelete)) {
             return DataLoss("block " + std::to_string(n) + ": unknown change kind " +
                             std::to_string(kind));
           }
           c.kind = static_cast<ChangeKind>(kind);
-          c.key = s->ColArray<32>(3);
-          c.entity_hash = s->ColArray<32>(4);
+          c.key = s.ColArray<32>(3);
+          c.entity_hash = s.ColArray<32>(4);
           if (c.seq != next_seq) {
             return DataLoss("block " + std::to_string(n) + ": change " + std::to_string(c.seq) +
                             " out of sequence");
@@ -332,7 +260,7 @@ class SqliteStore final : public Store {
           ++next_seq;
           changes.push_back(c);
         }
-        VEIL_RETURN_IF_ERROR(s->status());
+        VEIL_RETURN_IF_ERROR(s.status());
       }
       if (txs.size() != tx_count || changes.size() != change_count) {
         return DataLoss("block " + std::to_string(n) + ": " + std::to_string(txs.size()) +
@@ -340,26 +268,27 @@ class SqliteStore final : public Store {
                         " changes where the header says " + std::to_string(tx_count) + " and " +
                         std::to_string(change_count));
       }
-      VEIL_ASSIGN_OR_RETURN(auto u, Prepare("UPDATE blocks SET next_change_seq = ?, txs = ?, "
-                                            "changes = ?, tx_hash = ? WHERE number = ?"));
-      u->Int(1, I64(next_seq)).Blob(2, EncodeBlockTxs(txs)).Blob(3, EncodeBlockChanges(changes));
-      if (!txs.empty()) u->Blob(4, txs[0].hash);  // else NULL
-      u->Int(5, I64(n));
-      VEIL_RETURN_IF_ERROR(u->Run());
-      u.reset();
+      {
+        VEIL_ASSIGN_OR_RETURN(auto u, Prepare("UPDATE blocks SET next_change_seq = ?, txs = ?, "
+                                              "changes = ?, tx_hash = ? WHERE number = ?"));
+        u.Int(1, I64(next_seq)).Blob(2, EncodeBlockTxs(txs)).Blob(3, EncodeBlockChanges(changes));
+        if (!txs.empty()) u.Blob(4, txs[0].hash);  // else NULL
+        u.Int(5, I64(n));
+        VEIL_RETURN_IF_ERROR(u.Run());
+      }
       for (std::size_t i = 1; i < txs.size(); ++i) VEIL_RETURN_IF_ERROR(IndexTx(txs[i]));
     }
     std::optional<std::int64_t> head, next_id, meta_seq, stored;
     {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT name, value FROM meta"));
-      while (s->Step()) {
-        const std::string name = s->ColText(0);
-        if (name == "head") head = s->ColInt(1);
-        if (name == "next_entity_id") next_id = s->ColInt(1);
-        if (name == "next_change_seq") meta_seq = s->ColInt(1);
-        if (name == "stored_entities") stored = s->ColInt(1);
+      while (s.Step()) {
+        const std::string name = s.ColText(0);
+        if (name == "head") head = s.ColInt(1);
+        if (name == "next_entity_id") next_id = s.ColInt(1);
+        if (name == "next_change_seq") meta_seq = s.ColInt(1);
+        if (name == "stored_entities") stored = s.ColInt(1);
       }
-      VEIL_RETURN_IF_ERROR(s->status());
+      VEIL_RETURN_IF_ERROR(s.status());
     }
     if (head.has_value() != !blocks.empty()) {
       return DataLoss("ledger meta table and blocks disagree about the head");
@@ -373,9 +302,9 @@ class SqliteStore final : public Store {
       }
       VEIL_ASSIGN_OR_RETURN(auto u, Prepare("UPDATE blocks SET next_entity_id = ?, entities_net = "
                                             "? WHERE number = ?"));
-      u->Int(1, *next_id).Int(2, *stored).Int(3, *head);
-      VEIL_RETURN_IF_ERROR(u->Run());
-      if (sqlite3_changes(db_) != 1) return DataLoss("head block missing");
+      u.Int(1, *next_id).Int(2, *stored).Int(3, *head);
+      VEIL_RETURN_IF_ERROR(u.Run());
+      if (db_.changes() != 1) return DataLoss("head block missing");
     }
     return Exec(
         "DROP TABLE txs; DROP TABLE changes; DELETE FROM meta WHERE name IN ('head', "
@@ -390,13 +319,13 @@ class SqliteStore final : public Store {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT number, next_entity_id, next_change_seq, "
                                             "entities_net FROM blocks ORDER BY number DESC "
                                             "LIMIT 1"));
-      if (s->Step()) {
-        head = s->ColU64(0);
-        if (sqlite3_column_type(s->raw(), 1) != SQLITE_NULL) next_id = s->ColInt(1);
-        if (sqlite3_column_type(s->raw(), 2) != SQLITE_NULL) next_seq = s->ColInt(2);
-        if (sqlite3_column_type(s->raw(), 3) != SQLITE_NULL) net = s->ColInt(3);
+      if (s.Step()) {
+        head = s.ColU64(0);
+        if (sqlite3_column_type(s.raw(), 1) != SQLITE_NULL) next_id = s.ColInt(1);
+        if (sqlite3_column_type(s.raw(), 2) != SQLITE_NULL) next_seq = s.ColInt(2);
+        if (sqlite3_column_type(s.raw(), 3) != SQLITE_NULL) net = s.ColInt(3);
       }
-      VEIL_RETURN_IF_ERROR(s->status());
+      VEIL_RETURN_IF_ERROR(s.status());
     }
     if (!head) return std::optional<ChainState>();
     if (!next_id || !next_seq || !net) {
@@ -451,8 +380,9 @@ class SqliteStore final : public Store {
   class ReadSnapshot {
    public:
     explicit ReadSnapshot(SqliteStore& s)
-        : s_(s.reader_ && sqlite3_get_autocommit(s.db_) != 0 && s.Exec("BEGIN").ok() ? &s
-                                                                                     : nullptr) {}
+        : s_(s.reader_ && sqlite3_get_autocommit(s.db_.get()) != 0 && s.Exec("BEGIN").ok()
+                 ? &s
+                 : nullptr) {}
     ~ReadSnapshot() {
       if (s_ != nullptr) (void)s_->Exec("COMMIT");
     }
@@ -471,8 +401,8 @@ class SqliteStore final : public Store {
     for (std::size_t i = 0; i < keys.size(); ++i) sql += i ? ",?" : "?";
     sql += ") ORDER BY e.id";
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(sql));
-    for (std::size_t i = 0; i < keys.size(); ++i) s->Blob(static_cast<int>(i + 1), keys[i]);
-    VEIL_RETURN_IF_ERROR(ReadEntities(*s, Projection::All(), keys.size(), &out));
+    for (std::size_t i = 0; i < keys.size(); ++i) s.Blob(static_cast<int>(i + 1), keys[i]);
+    VEIL_RETURN_IF_ERROR(ReadEntities(s, Projection::All(), keys.size(), &out));
     return out;
   }
 
@@ -481,12 +411,12 @@ class SqliteStore final : public Store {
     a.address = address;
     VEIL_ASSIGN_OR_RETURN(auto s,
                           Prepare("SELECT tx_nonce, create_nonce FROM accounts WHERE address = ?"));
-    s->Blob(1, address);
-    if (s->Step()) {
-      a.tx_nonce = s->ColU64(0);
-      a.create_nonce = s->ColU64(1);
+    s.Blob(1, address);
+    if (s.Step()) {
+      a.tx_nonce = s.ColU64(0);
+      a.create_nonce = s.ColU64(1);
     }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(s.status());
     return a;
   }
 
@@ -528,10 +458,10 @@ class SqliteStore final : public Store {
       s_.steps_ = 0;
       s_.over_budget_ = false;
       if (s_.budget_.max_steps > 0) {
-        sqlite3_progress_handler(s_.db_, kStepsPerCheck, &SqliteStore::OnProgress, &s_);
+        sqlite3_progress_handler(s_.db_.get(), kStepsPerCheck, &SqliteStore::OnProgress, &s_);
       }
     }
-    ~BudgetScope() { sqlite3_progress_handler(s_.db_, 0, nullptr, nullptr); }
+    ~BudgetScope() { sqlite3_progress_handler(s_.db_.get(), 0, nullptr, nullptr); }
     BudgetScope(const BudgetScope&) = delete;
     BudgetScope& operator=(const BudgetScope&) = delete;
     template <typename T>
@@ -591,10 +521,10 @@ class SqliteStore final : public Store {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT count(*) FROM (SELECT 1 FROM " + rows.table +
                                             " a WHERE " + rows.conditions + " LIMIT ?)"));
       params.push_back(static_cast<std::int64_t>(std::min<std::uint64_t>(fewest, INT64_MAX)));
-      BindAll(*s, params);
-      const std::uint64_t n = s->Step() ? s->ColU64(0) : 0;
-      VEIL_RETURN_IF_ERROR(s->status());
-      *scanned += Scanned(*s);
+      BindAll(s, params);
+      const std::uint64_t n = s.Step() ? s.ColU64(0) : 0;
+      VEIL_RETURN_IF_ERROR(s.status());
+      *scanned += Scanned(s);
       if (n < fewest) {
         fewest = n;
         best = i;
@@ -623,10 +553,10 @@ class SqliteStore final : public Store {
   Status ReadPage(const QueryRequest& r, const Compiled& c, StorePage* page,
                   std::uint64_t* scanned) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
-    BindAll(*s, c.params);
+    BindAll(s, c.params);
     *page = StorePage{};
-    VEIL_RETURN_IF_ERROR(ReadEntities(*s, r.projection, r.limit, &page->entities, &page->more));
-    *scanned += Scanned(*s);
+    VEIL_RETURN_IF_ERROR(ReadEntities(s, r.projection, r.limit, &page->entities, &page->more));
+    *scanned += Scanned(s);
     return Status::Ok();
   }
 
@@ -700,8 +630,8 @@ class SqliteStore final : public Store {
   // a digest, not a secret, and may name any id).
   Result<Window> WindowBelow(const QueryRequest& r) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT COALESCE(max(id), 0) + 1 FROM entities"));
-    std::int64_t top = s->Step() ? s->ColInt(0) : 1;
-    VEIL_RETURN_IF_ERROR(s->status());
+    std::int64_t top = s.Step() ? s.ColInt(0) : 1;
+    VEIL_RETURN_IF_ERROR(s.status());
     if (r.before_id > 0) top = std::min(top, r.before_id);
     return sql::RangeWalkWindow(top, static_cast<std::uint64_t>(r.limit) + 1);
   }
@@ -748,16 +678,16 @@ class SqliteStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap, &scanned, &driven));
     std::uint64_t nonlive = 0;
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
-    BindAll(*s, c.params);
+    BindAll(s, c.params);
     StoreCount out;
-    if (s->Step()) {
-      out.count = s->ColU64(0);
-      if (driven) nonlive = s->ColU64(1);
+    if (s.Step()) {
+      out.count = s.ColU64(0);
+      if (driven) nonlive = s.ColU64(1);
     }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(s.status());
     if (nonlive > out.count) return DataLoss("count: more non-live matches than matches");
     out.count -= nonlive;
-    out.stats.rows_scanned = scanned + Scanned(*s) + out.count + nonlive;
+    out.stats.rows_scanned = scanned + Scanned(s) + out.count + nonlive;
     if (out.count > cap) {
       out.count = cap;
       out.capped = true;
@@ -773,13 +703,13 @@ class SqliteStore final : public Store {
     static const std::string kSql = std::string("SELECT ") + kStoredEntitiesSql +
                                     ", (SELECT coalesce(sum(n), 0) FROM expiry WHERE block <= ?)";
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(kSql));
-    s->Int(1, I64(at_block));
-    if (s->Step()) {
-      if (s->ColInt(0) < 0) return DataLoss("more entities swept than created");
-      stored = s->ColU64(0);
-      expired = s->ColU64(1);
+    s.Int(1, I64(at_block));
+    if (s.Step()) {
+      if (s.ColInt(0) < 0) return DataLoss("more entities swept than created");
+      stored = s.ColU64(0);
+      expired = s.ColU64(1);
     }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(s.status());
     if (expired > stored) return DataLoss("expiry counters exceed the entity count");
     return stored - expired;
   }
@@ -801,15 +731,15 @@ class SqliteStore final : public Store {
       VEIL_ASSIGN_OR_RETURN(auto s,
                             Prepare("SELECT type, name, tbl_name FROM sqlite_schema WHERE "
                                     "type IN ('table', 'index') AND name NOT LIKE 'sqlite_stat%'"));
-      while (s->Step()) {
-        const std::string type = s->ColText(0), name = s->ColText(1), table = s->ColText(2);
+      while (s.Step()) {
+        const std::string type = s.ColText(0), name = s.ColText(1), table = s.ColText(2);
         if (type == "table") {
           trees.emplace_back("SELECT count(*) FROM \"" + name + "\" NOT INDEXED", name);
         } else {
           trees.emplace_back("", name + "\x1f" + table);
         }
       }
-      VEIL_RETURN_IF_ERROR(s->status());
+      VEIL_RETURN_IF_ERROR(s.status());
     }
     for (auto& [sql, name] : trees) {
       if (!sql.empty()) continue;
@@ -817,21 +747,21 @@ class SqliteStore final : public Store {
       const std::string index = name.substr(0, sep), table = name.substr(sep + 1);
       VEIL_ASSIGN_OR_RETURN(auto info,
                             Prepare("SELECT name FROM pragma_index_info(?) WHERE seqno = 0"));
-      info->Text(1, index);
-      if (!info->Step()) continue;  // an expression index: none here
-      const std::string first = info->ColText(0);
+      info.Text(1, index);
+      if (!info.Step()) continue;  // an expression index: none here
+      const std::string first = info.ColText(0);
       sql = "SELECT count(*) FROM \"" + table + "\" INDEXED BY \"" + index + "\" WHERE \"" + first +
             "\" IS NOT NULL";
     }
     for (const auto& [sql, name] : trees) {
       if (sql.empty()) continue;
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare(sql));
-      while (s->Step()) {
+      while (s.Step()) {
       }
-      VEIL_RETURN_IF_ERROR(s->status());
+      VEIL_RETURN_IF_ERROR(s.status());
     }
     int used = 0, high = 0;
-    sqlite3_db_status(db_, SQLITE_DBSTATUS_CACHE_USED, &used, &high, 0);
+    sqlite3_db_status(db_.get(), SQLITE_DBSTATUS_CACHE_USED, &used, &high, 0);
     return static_cast<std::uint64_t>(used);
   }
 
@@ -882,16 +812,16 @@ class SqliteStore final : public Store {
     }
     out += "\nplan:\n";
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("EXPLAIN QUERY PLAN " + c.sql));
-    BindAll(*s, c.params);
+    BindAll(s, c.params);
     std::unordered_map<std::int64_t, int> depth;
-    while (s->Step()) {
-      const std::int64_t id = s->ColInt(0);
-      const std::int64_t parent = s->ColInt(1);
+    while (s.Step()) {
+      const std::int64_t id = s.ColInt(0);
+      const std::int64_t parent = s.ColInt(1);
       const int d = parent == 0 ? 0 : depth[parent] + 1;
       depth[id] = d;
-      out += std::string(2 * static_cast<std::size_t>(d) + 2, ' ') + s->ColText(3) + "\n";
+      out += std::string(2 * static_cast<std::size_t>(d) + 2, ' ') + s.ColText(3) + "\n";
     }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(s.status());
     return out;
   }
 
@@ -912,38 +842,38 @@ class SqliteStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(
         auto s, Prepare("SELECT chain_id, number, parent, timestamp_ms, tx_root, changeset, "
                         "tx_count, change_count, gas_used, hash FROM blocks WHERE number = ?"));
-    s->Int(1, I64(number));
+    s.Int(1, I64(number));
     std::optional<BlockHeader> out;
-    if (s->Step()) {
+    if (s.Step()) {
       BlockHeader h;
-      h.chain_id = s->ColU64(0);
-      h.number = s->ColU64(1);
-      h.parent = s->ColArray<32>(2);
-      h.timestamp_ms = s->ColU64(3);
-      h.tx_root = s->ColArray<32>(4);
-      h.changeset = s->ColArray<32>(5);
-      h.tx_count = static_cast<std::uint32_t>(s->ColInt(6));
-      h.change_count = static_cast<std::uint32_t>(s->ColInt(7));
-      h.gas_used = s->ColU64(8);
-      h.hash = s->ColArray<32>(9);
+      h.chain_id = s.ColU64(0);
+      h.number = s.ColU64(1);
+      h.parent = s.ColArray<32>(2);
+      h.timestamp_ms = s.ColU64(3);
+      h.tx_root = s.ColArray<32>(4);
+      h.changeset = s.ColArray<32>(5);
+      h.tx_count = static_cast<std::uint32_t>(s.ColInt(6));
+      h.change_count = static_cast<std::uint32_t>(s.ColInt(7));
+      h.gas_used = s.ColU64(8);
+      h.hash = s.ColArray<32>(9);
       out = h;
     }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(s.status());
     return out;
   }
 
   Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t number) override {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT tx_count, txs FROM blocks WHERE number = ?"));
-    s->Int(1, I64(number));
-    if (!s->Step()) {
-      VEIL_RETURN_IF_ERROR(s->status());
+    s.Int(1, I64(number));
+    if (!s.Step()) {
+      VEIL_RETURN_IF_ERROR(s.status());
       return std::vector<StoredTx>();
     }
-    const auto count = static_cast<std::uint32_t>(s->ColInt(0));
-    if (sqlite3_column_type(s->raw(), 1) == SQLITE_NULL) {
+    const auto count = static_cast<std::uint32_t>(s.ColInt(0));
+    if (sqlite3_column_type(s.raw(), 1) == SQLITE_NULL) {
       return DataLoss("block " + std::to_string(number) + ": no stored transactions");
     }
-    return DecodeBlockTxs(s->ColBlob(1), number, count);
+    return DecodeBlockTxs(s.ColBlob(1), number, count);
   }
 
   // One index probe: the block whose first transaction it is (blocks_tx_hash), else the block
@@ -975,10 +905,10 @@ class SqliteStore final : public Store {
         auto s, Prepare("SELECT block, idx FROM (SELECT number AS block, 0 AS idx FROM blocks "
                         "WHERE tx_hash = ?1 AND number <= ?2 UNION ALL SELECT block, idx FROM "
                         "tx_index WHERE hash = ?1 AND block <= ?2) ORDER BY block LIMIT 1"));
-    s->Blob(1, hash).Int(2, I64(head));
+    s.Blob(1, hash).Int(2, I64(head));
     std::optional<TxLocation> at;
-    if (s->Step()) at = TxLocation{s->ColU64(0), static_cast<std::uint32_t>(s->ColInt(1))};
-    VEIL_RETURN_IF_ERROR(s->status());
+    if (s.Step()) at = TxLocation{s.ColU64(0), static_cast<std::uint32_t>(s.ColInt(1))};
+    VEIL_RETURN_IF_ERROR(s.status());
     return at;
   }
 
@@ -988,12 +918,12 @@ class SqliteStore final : public Store {
         std::string("SELECT ") + kStoredEntitiesSql + ", (SELECT count(*) FROM entities)";
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(kSql));
     StoredRows out;
-    if (s->Step()) {
-      if (s->ColInt(0) < 0) return DataLoss("more entities swept than created");
-      out.counted = s->ColU64(0);
-      out.rows = s->ColU64(1);
+    if (s.Step()) {
+      if (s.ColInt(0) < 0) return DataLoss("more entities swept than created");
+      out.counted = s.ColU64(0);
+      out.rows = s.ColU64(1);
     }
-    VEIL_RETURN_IF_ERROR(s->status());
+    VEIL_RETURN_IF_ERROR(s.status());
     return out;
   }
 
@@ -1001,27 +931,27 @@ class SqliteStore final : public Store {
     VEIL_ASSIGN_OR_RETURN(
         auto s,
         Prepare("SELECT change_count, next_change_seq, changes FROM blocks WHERE number = ?"));
-    s->Int(1, I64(number));
-    if (!s->Step()) {
-      VEIL_RETURN_IF_ERROR(s->status());
+    s.Int(1, I64(number));
+    if (!s.Step()) {
+      VEIL_RETURN_IF_ERROR(s.status());
       return std::vector<Change>();
     }
-    const auto count = static_cast<std::uint32_t>(s->ColInt(0));
-    if (sqlite3_column_type(s->raw(), 1) == SQLITE_NULL ||
-        sqlite3_column_type(s->raw(), 2) == SQLITE_NULL || s->ColU64(1) < count + 1ULL) {
+    const auto count = static_cast<std::uint32_t>(s.ColInt(0));
+    if (sqlite3_column_type(s.raw(), 1) == SQLITE_NULL ||
+        sqlite3_column_type(s.raw(), 2) == SQLITE_NULL || s.ColU64(1) < count + 1ULL) {
       return DataLoss("block " + std::to_string(number) + ": no stored changes");
     }
-    return DecodeBlockChanges(s->ColBlob(2), number, s->ColU64(1) - count, count);
+    return DecodeBlockChanges(s.ColBlob(2), number, s.ColU64(1) - count, count);
   }
 
   Result<std::vector<Entity>> ScanEntities(std::int64_t after_id, std::size_t max_rows) override {
     ReadSnapshot snapshot(*this);
     VEIL_ASSIGN_OR_RETURN(
         auto s, Prepare(std::string(kEntityColumns) + " WHERE e.id > ? ORDER BY e.id LIMIT ?"));
-    s->Int(1, after_id).Int(2, static_cast<std::int64_t>(max_rows));
+    s.Int(1, after_id).Int(2, static_cast<std::int64_t>(max_rows));
     std::vector<Entity> out;
     VEIL_RETURN_IF_ERROR(
-        ReadEntities(*s, Projection::All(), max_rows, &out, nullptr, /*compare_copies=*/true));
+        ReadEntities(s, Projection::All(), max_rows, &out, nullptr, /*compare_copies=*/true));
     return out;
   }
 
@@ -1031,48 +961,21 @@ class SqliteStore final : public Store {
       "e.updated_block, e.expires_block, e.content_type, e.payload, e.last_change, e.attrs, "
       "e.flags FROM entities e";
 
-  using StmtPtr = std::unique_ptr<Stmt>;
+  Result<sqlite::Statement> Prepare(const std::string& sql) { return db_.Prepare(sql); }
+  Status Exec(const char* sql) { return db_.Exec(sql); }
 
-  Result<StmtPtr> Prepare(const std::string& sql) {
-    auto it = cache_.find(sql);
-    if (it == cache_.end()) {
-      // Query shapes vary (IN list lengths, filters); keep the cache bounded.
-      if (cache_.size() >= 512 && outstanding_ == 0) {
-        for (auto& [q, st] : cache_) sqlite3_finalize(st);
-        cache_.clear();
-      }
-      sqlite3_stmt* st = nullptr;
-      if (sqlite3_prepare_v3(db_, sql.c_str(), static_cast<int>(sql.size()),
-                             SQLITE_PREPARE_PERSISTENT, &st, nullptr) != SQLITE_OK) {
-        return Internal(std::string("sqlite prepare: ") + sqlite3_errmsg(db_));
-      }
-      it = cache_.emplace(sql, st).first;
-    }
-    return std::make_unique<Stmt>(db_, it->second, &outstanding_);
+  static void BindAll(sqlite::Statement& s, const std::vector<Param>& params) {
+    for (std::size_t i = 0; i < params.size(); ++i) Bind(s, static_cast<int>(i + 1), params[i]);
   }
 
-  Status Exec(const char* sql) {
-    char* err = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-      std::string m = err != nullptr ? err : "unknown";
-      sqlite3_free(err);
-      return Internal("sqlite: " + m);
-    }
-    return Status::Ok();
-  }
-
-  static void BindAll(Stmt& s, const std::vector<Param>& params) {
-    for (std::size_t i = 0; i < params.size(); ++i) s.Bind(static_cast<int>(i + 1), params[i]);
-  }
-
-  static std::uint64_t Scanned(Stmt& s) {
+  static std::uint64_t Scanned(sqlite::Statement& s) {
     return static_cast<std::uint64_t>(
         sqlite3_stmt_status(s.raw(), SQLITE_STMTSTATUS_FULLSCAN_STEP, 1));
   }
 
   // Columns as in kEntityColumns (the query select uses the same order); the owner's and the
   // creator's account ids (columns 2 and 3) are resolved to addresses by ReadEntities.
-  static Entity ReadEntity(Stmt& s, const Projection& p) {
+  static Entity ReadEntity(sqlite::Statement& s, const Projection& p) {
     Entity e;
     e.id = s.ColInt(0);
     e.key = s.ColArray<32>(1);
@@ -1096,8 +999,8 @@ class SqliteStore final : public Store {
   // from the row's copy (entities.attrs); a row written before the copy existed takes them from the
   // attr_* rows, and with compare_copies every row does, and a copy that differs is kDataLoss
   // (VerifyChain).
-  Status ReadEntities(Stmt& s, const Projection& p, std::size_t limit, std::vector<Entity>* out,
-                      bool* more = nullptr, bool compare_copies = false) {
+  Status ReadEntities(sqlite::Statement& s, const Projection& p, std::size_t limit,
+                      std::vector<Entity>* out, bool* more = nullptr, bool compare_copies = false) {
     out->clear();
     out->reserve(std::min<std::size_t>(limit, 256));
     // Rows whose attributes come from (or are checked against) the attr_* rows: the index into
@@ -1150,18 +1053,18 @@ class SqliteStore final : public Store {
   // from the table, so that a tampered address is seen.
   Status ResolveAccounts(const std::vector<std::pair<std::int64_t, std::int64_t>>& ids,
                          const Projection& p, bool cached, std::vector<Entity>* out) {
-    const bool committed = cached && (reader_ || sqlite3_get_autocommit(db_) != 0);
+    const bool committed = cached && (reader_ || sqlite3_get_autocommit(db_.get()) != 0);
     std::unordered_map<std::int64_t, Address> local;  // this call's, when not cached
     auto& known = cached ? account_cache_ : local;
     const auto address = [&](std::int64_t id, const Entity& e) -> Result<Address> {
       if (auto it = known.find(id); it != known.end()) return it->second;
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT address FROM accounts WHERE id = ?"));
-      s->Int(1, id);
-      if (!s->Step()) {
-        VEIL_RETURN_IF_ERROR(s->status());
+      s.Int(1, id);
+      if (!s.Step()) {
+        VEIL_RETURN_IF_ERROR(s.status());
         return UnknownAccount(e, id);
       }
-      const Address a = s->ColArray<20>(0);
+      const Address a = s.ColArray<20>(0);
       if (committed || !cached) {
         if (known.size() >= kAccountCacheSize) known.clear();
         known.emplace(id, a);
@@ -1185,17 +1088,17 @@ class SqliteStore final : public Store {
       VEIL_ASSIGN_OR_RETURN(
           auto s, Prepare(std::string("SELECT entity_id, name, value FROM ") +
                           (table == 0 ? "attr_num" : "attr_str") + " WHERE entity_id IN " + in));
-      for (std::size_t i = 0; i < ids.size(); ++i) s->Int(static_cast<int>(i + 1), ids[i]);
-      while (s->Step()) {
-        auto it = by_id.find(s->ColInt(0));
+      for (std::size_t i = 0; i < ids.size(); ++i) s.Int(static_cast<int>(i + 1), ids[i]);
+      while (s.Step()) {
+        auto it = by_id.find(s.ColInt(0));
         if (it == by_id.end()) continue;
         if (table == 0) {
-          it->second.push_back(Attribute::Num(s->ColText(1), Unbiased(s->ColInt(2))));
+          it->second.push_back(Attribute::Num(s.ColText(1), Unbiased(s.ColInt(2))));
         } else {
-          it->second.push_back(Attribute::Str(s->ColText(1), s->ColText(2)));
+          it->second.push_back(Attribute::Str(s.ColText(1), s.ColText(2)));
         }
       }
-      VEIL_RETURN_IF_ERROR(s->status());
+      VEIL_RETURN_IF_ERROR(s.status());
     }
     for (auto& [id, attrs] : by_id) {
       std::sort(attrs.begin(), attrs.end(),
@@ -1209,27 +1112,27 @@ class SqliteStore final : public Store {
   Status ExpiryDelta(std::uint64_t block, std::int64_t delta) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO expiry(block, n) VALUES(?, ?) "
                                           "ON CONFLICT(block) DO UPDATE SET n = n + excluded.n"));
-    s->Int(1, I64(block)).Int(2, delta);
-    VEIL_RETURN_IF_ERROR(s->Run());
+    s.Int(1, I64(block)).Int(2, delta);
+    VEIL_RETURN_IF_ERROR(s.Run());
     if (delta > 0) return Status::Ok();
     VEIL_ASSIGN_OR_RETURN(auto d, Prepare("DELETE FROM expiry WHERE block = ? AND n = 0"));
-    d->Int(1, I64(block));
-    return d->Run();
+    d.Int(1, I64(block));
+    return d.Run();
   }
 
   Status EnsureAccount(const Address& a) {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO accounts(address, tx_nonce, create_nonce) "
                                           "VALUES(?, 0, 0) ON CONFLICT(address) DO NOTHING"));
-    s->Blob(1, a);
-    return s->Run();
+    s.Blob(1, a);
+    return s.Run();
   }
 
   Status DeleteAttributes(std::int64_t id) {
     for (const char* sql :
          {"DELETE FROM attr_str WHERE entity_id = ?", "DELETE FROM attr_num WHERE entity_id = ?"}) {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare(sql));
-      s->Int(1, id);
-      VEIL_RETURN_IF_ERROR(s->Run());
+      s.Int(1, id);
+      VEIL_RETURN_IF_ERROR(s.Run());
     }
     return Status::Ok();
   }
@@ -1239,13 +1142,13 @@ class SqliteStore final : public Store {
       if (a.type() == AttrType::kNumeric) {
         VEIL_ASSIGN_OR_RETURN(
             auto s, Prepare("INSERT INTO attr_num(entity_id, name, value) VALUES(?, ?, ?)"));
-        s->Int(1, e.id).Text(2, a.name).Int(3, Biased(std::get<std::uint64_t>(a.value)));
-        VEIL_RETURN_IF_ERROR(s->Run());
+        s.Int(1, e.id).Text(2, a.name).Int(3, Biased(std::get<std::uint64_t>(a.value)));
+        VEIL_RETURN_IF_ERROR(s.Run());
       } else {
         VEIL_ASSIGN_OR_RETURN(
             auto s, Prepare("INSERT INTO attr_str(entity_id, name, value) VALUES(?, ?, ?)"));
-        s->Int(1, e.id).Text(2, a.name).Text(3, std::get<std::string>(a.value));
-        VEIL_RETURN_IF_ERROR(s->Run());
+        s.Int(1, e.id).Text(2, a.name).Text(3, std::get<std::string>(a.value));
+        VEIL_RETURN_IF_ERROR(s.Run());
       }
     }
     return Status::Ok();
@@ -1261,8 +1164,8 @@ class SqliteStore final : public Store {
           auto s, Prepare("INSERT INTO accounts(address, tx_nonce, create_nonce) VALUES(?, ?, ?) "
                           "ON CONFLICT(address) DO UPDATE SET tx_nonce = excluded.tx_nonce, "
                           "create_nonce = excluded.create_nonce"));
-      s->Blob(1, a.address).Int(2, I64(a.tx_nonce)).Int(3, I64(a.create_nonce));
-      VEIL_RETURN_IF_ERROR(s->Run());
+      s.Blob(1, a.address).Int(2, I64(a.tx_nonce)).Int(3, I64(a.create_nonce));
+      VEIL_RETURN_IF_ERROR(s.Run());
       known.insert(a.address);
     }
     const auto ensure = [&](const Address& a) {
@@ -1281,11 +1184,11 @@ class SqliteStore final : public Store {
                       "created_block, updated_block, expires_block, last_change, attrs, flags) "
                       "VALUES(?, ?, (SELECT id FROM accounts WHERE address = ?), (SELECT id FROM "
                       "accounts WHERE address = ?), ?, ?, ?, ?, ?, ?, ?, ?)"));
-          s->Int(1, e.id).Blob(2, e.key).Blob(3, e.owner).Blob(4, e.creator);
-          s->Text(5, e.content_type).Blob(6, e.payload).Int(7, I64(e.created_block));
-          s->Int(8, I64(e.updated_block)).Int(9, I64(e.expires_block)).Int(10, I64(e.last_change));
-          s->Blob(11, EncodeStoredAttributes(e.attributes)).Int(12, e.flags);
-          VEIL_RETURN_IF_ERROR(s->Run());
+          s.Int(1, e.id).Blob(2, e.key).Blob(3, e.owner).Blob(4, e.creator);
+          s.Text(5, e.content_type).Blob(6, e.payload).Int(7, I64(e.created_block));
+          s.Int(8, I64(e.updated_block)).Int(9, I64(e.expires_block)).Int(10, I64(e.last_change));
+          s.Blob(11, EncodeStoredAttributes(e.attributes)).Int(12, e.flags);
+          VEIL_RETURN_IF_ERROR(s.Run());
           VEIL_RETURN_IF_ERROR(InsertAttributes(e));
           ++expiry[e.expires_block];
           break;
@@ -1296,10 +1199,10 @@ class SqliteStore final : public Store {
               auto s, Prepare("UPDATE entities SET owner_id = (SELECT id FROM accounts WHERE "
                               "address = ?), content_type = ?, payload = ?, updated_block = ?, "
                               "expires_block = ?, last_change = ?, attrs = ? WHERE id = ?"));
-          s->Blob(1, e.owner).Text(2, e.content_type).Blob(3, e.payload);
-          s->Int(4, I64(e.updated_block)).Int(5, I64(e.expires_block)).Int(6, I64(e.last_change));
-          s->Blob(7, EncodeStoredAttributes(e.attributes)).Int(8, e.id);
-          VEIL_RETURN_IF_ERROR(s->Run());
+          s.Blob(1, e.owner).Text(2, e.content_type).Blob(3, e.payload);
+          s.Int(4, I64(e.updated_block)).Int(5, I64(e.expires_block)).Int(6, I64(e.last_change));
+          s.Blob(7, EncodeStoredAttributes(e.attributes)).Int(8, e.id);
+          VEIL_RETURN_IF_ERROR(s.Run());
           if (ew.attributes_changed) {
             VEIL_RETURN_IF_ERROR(DeleteAttributes(e.id));
             VEIL_RETURN_IF_ERROR(InsertAttributes(e));
@@ -1313,8 +1216,8 @@ class SqliteStore final : public Store {
         case EntityWrite::Kind::kDelete: {
           VEIL_RETURN_IF_ERROR(DeleteAttributes(e.id));
           VEIL_ASSIGN_OR_RETURN(auto s, Prepare("DELETE FROM entities WHERE id = ?"));
-          s->Int(1, e.id);
-          VEIL_RETURN_IF_ERROR(s->Run());
+          s.Int(1, e.id);
+          VEIL_RETURN_IF_ERROR(s.Run());
           --expiry[ew.old_expires_block];
           break;
         }
@@ -1329,8 +1232,8 @@ class SqliteStore final : public Store {
   // The sweeper's count of the entity rows it removed (meta 'swept').
   Result<std::int64_t> Swept() {
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT value FROM meta WHERE name = 'swept'"));
-    const std::int64_t swept = s->Step() ? s->ColInt(0) : 0;
-    VEIL_RETURN_IF_ERROR(s->status());
+    const std::int64_t swept = s.Step() ? s.ColInt(0) : 0;
+    VEIL_RETURN_IF_ERROR(s.status());
     return swept;
   }
 
@@ -1346,14 +1249,14 @@ class SqliteStore final : public Store {
                         "changeset, tx_count, change_count, gas_used, hash, next_entity_id, "
                         "next_change_seq, entities_net, tx_hash, txs, changes) VALUES(?, ?, ?, ?, "
                         "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
-    s->Int(1, I64(h.number)).Int(2, I64(h.chain_id)).Blob(3, h.parent).Int(4, I64(h.timestamp_ms));
-    s->Blob(5, h.tx_root).Blob(6, h.changeset).Int(7, h.tx_count).Int(8, h.change_count);
-    s->Int(9, I64(h.gas_used)).Blob(10, h.hash).Int(11, w.state_after.next_entity_id);
-    s->Int(12, I64(w.state_after.next_change_seq));
-    s->Int(13, I64(w.state_after.stored_entities) + swept);
-    if (!w.txs.empty()) s->Blob(14, w.txs[0].hash);  // else NULL: no transaction to find
-    s->Blob(15, EncodeBlockTxs(w.txs)).Blob(16, EncodeBlockChanges(w.changes));
-    VEIL_RETURN_IF_ERROR(s->Run());
+    s.Int(1, I64(h.number)).Int(2, I64(h.chain_id)).Blob(3, h.parent).Int(4, I64(h.timestamp_ms));
+    s.Blob(5, h.tx_root).Blob(6, h.changeset).Int(7, h.tx_count).Int(8, h.change_count);
+    s.Int(9, I64(h.gas_used)).Blob(10, h.hash).Int(11, w.state_after.next_entity_id);
+    s.Int(12, I64(w.state_after.next_change_seq));
+    s.Int(13, I64(w.state_after.stored_entities) + swept);
+    if (!w.txs.empty()) s.Blob(14, w.txs[0].hash);  // else NULL: no transaction to find
+    s.Blob(15, EncodeBlockTxs(w.txs)).Blob(16, EncodeBlockChanges(w.changes));
+    VEIL_RETURN_IF_ERROR(s.Run());
     for (std::size_t i = 1; i < w.txs.size(); ++i) VEIL_RETURN_IF_ERROR(IndexTx(w.txs[i]));
     return Status::Ok();
   }
@@ -1362,8 +1265,8 @@ class SqliteStore final : public Store {
   Status IndexTx(const StoredTx& t) {
     VEIL_ASSIGN_OR_RETURN(auto s,
                           Prepare("INSERT INTO tx_index(hash, block, idx) VALUES(?, ?, ?)"));
-    s->Blob(1, t.hash).Int(2, I64(t.block)).Int(3, t.index);
-    return s->Run();
+    s.Blob(1, t.hash).Int(2, I64(t.block)).Int(3, t.index);
+    return s.Run();
   }
 
   Result<std::uint64_t> SweepInTx(std::uint64_t up_to_block, std::size_t max_rows) {
@@ -1371,25 +1274,25 @@ class SqliteStore final : public Store {
     {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT id, expires_block FROM entities WHERE "
                                             "expires_block <= ? ORDER BY expires_block LIMIT ?"));
-      s->Int(1, I64(up_to_block)).Int(2, static_cast<std::int64_t>(max_rows));
-      while (s->Step()) victims.emplace_back(s->ColInt(0), s->ColU64(1));
-      VEIL_RETURN_IF_ERROR(s->status());
+      s.Int(1, I64(up_to_block)).Int(2, static_cast<std::int64_t>(max_rows));
+      while (s.Step()) victims.emplace_back(s.ColInt(0), s.ColU64(1));
+      VEIL_RETURN_IF_ERROR(s.status());
     }
     std::map<std::uint64_t, std::int64_t> expiry;  // bucket -> delta
     for (const auto& [id, expires] : victims) {
       VEIL_RETURN_IF_ERROR(DeleteAttributes(id));
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("DELETE FROM entities WHERE id = ?"));
-      s->Int(1, id);
-      VEIL_RETURN_IF_ERROR(s->Run());
+      s.Int(1, id);
+      VEIL_RETURN_IF_ERROR(s.Run());
       --expiry[expires];
     }
     for (const auto& [bucket, delta] : expiry) VEIL_RETURN_IF_ERROR(ExpiryDelta(bucket, delta));
     if (!victims.empty()) {
       VEIL_ASSIGN_OR_RETURN(auto s, Prepare("UPDATE meta SET value = value + ? WHERE name = "
                                             "'swept'"));
-      s->Int(1, static_cast<std::int64_t>(victims.size()));
-      VEIL_RETURN_IF_ERROR(s->Run());
-      if (sqlite3_changes(db_) != 1) return DataLoss("ledger meta table lacks 'swept'");
+      s.Int(1, static_cast<std::int64_t>(victims.size()));
+      VEIL_RETURN_IF_ERROR(s.Run());
+      if (db_.changes() != 1) return DataLoss("ledger meta table lacks 'swept'");
     }
     return static_cast<std::uint64_t>(victims.size());
   }
@@ -1532,7 +1435,7 @@ class SqliteStore final : public Store {
     Check(sql::CompileFilter(e, d, &c->sql));
   }
 
-  sqlite3* db_;
+  sqlite::Connection db_;
   SqliteOptions options_;
   bool reader_ = false;
   ReadBudget budget_;
@@ -1541,8 +1444,6 @@ class SqliteStore final : public Store {
   // Account id -> address, as ResolveAccounts read them (bounded: cleared when full).
   static constexpr std::size_t kAccountCacheSize = 4096;
   std::unordered_map<std::int64_t, Address> account_cache_;
-  std::unordered_map<std::string, sqlite3_stmt*> cache_;
-  int outstanding_ = 0;  // live Stmt handles; the cache is only cleared when none is
 };
 
 // Before SQLite initialises in this process (later, sqlite3_config refuses and nothing changes):
@@ -1567,17 +1468,7 @@ Result<std::unique_ptr<Store>> OpenSqlite(const SqliteOptions& options, bool rea
     return InvalidArgument("sqlite: page_size must be a power of two from 512 to 65536, not " +
                            std::to_string(ps));
   }
-  sqlite3* db = nullptr;
-  // A reader opens an existing file (the writer created it) read-write: a WAL database's readers
-  // write the shared-memory index.
-  const int flags = SQLITE_OPEN_READWRITE | (reader ? 0 : SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX;
-  const char* vfs = options.coalesce_wal_writes ? internal::CoalescingWalVfsName() : nullptr;
-  if (sqlite3_open_v2(options.path.c_str(), &db, flags, vfs) != SQLITE_OK) {
-    std::string m = db != nullptr ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return Unavailable("cannot open " + options.path + ": " + m);
-  }
-  auto store = std::make_unique<SqliteStore>(db);
+  auto store = std::make_unique<SqliteStore>();
   VEIL_RETURN_IF_ERROR(store->Init(options, reader));
   return std::unique_ptr<Store>(std::move(store));
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <iterator>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "temp_dir.h"
@@ -91,6 +93,58 @@ TEST_F(WriteFileAtomicallyTest, ReplaceReplacesContentAndMode) {
   EXPECT_EQ(ReadFile(p), "new\n");  // replaced, not overwritten in place (no tail of the old)
   EXPECT_EQ(ModeOf(p), 0644u);
   EXPECT_EQ(List(dir_.path()), (std::vector<std::string>{"port"}));
+}
+
+// A reader racing a writer that replaces the file over and over sees one whole version or the
+// other, never an empty, partial or mixed file.
+TEST_F(WriteFileAtomicallyTest, AReplaceIsAtomicForAConcurrentReader) {
+  const fs::path p = dir_.path() / "state";
+  const std::string small = "small\n";
+  const std::string large(256 * 1024, 'L');
+  ASSERT_TRUE(WriteFileAtomically(p, std::string_view(small), 0644, ReplacePolicy::kReplace).ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> reads{0}, torn{0};
+  std::thread reader([&] {
+    while (!done.load()) {
+      const std::string got = ReadFile(p);
+      if (got != small && got != large) torn.fetch_add(1);
+      reads.fetch_add(1);
+    }
+  });
+  for (int i = 0; i < 200; ++i) {
+    const std::string& next = i % 2 == 0 ? large : small;
+    ASSERT_TRUE(WriteFileAtomically(p, std::string_view(next), 0644, ReplacePolicy::kReplace).ok());
+  }
+  while (reads.load() < 50) std::this_thread::yield();
+  done.store(true);
+  reader.join();
+  EXPECT_EQ(torn.load(), 0);
+  EXPECT_EQ(List(dir_.path()), (std::vector<std::string>{"state"}));
+}
+
+// Of several writers racing to create one file with kNeverReplace, exactly one succeeds and the
+// file holds its data whole.
+TEST_F(WriteFileAtomicallyTest, NeverReplaceHasOneWinnerAmongRacingWriters) {
+  const fs::path p = dir_.path() / "identity.key";
+  constexpr int kWriters = 8;
+  std::vector<std::thread> writers;
+  std::vector<Code> codes(kWriters, Code::kInternal);
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const std::string data(4096, static_cast<char>('a' + w));
+      codes[static_cast<std::size_t>(w)] =
+          WriteFileAtomically(p, std::string_view(data), 0600, ReplacePolicy::kNeverReplace).code();
+    });
+  }
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), Code::kOk), 1);
+  EXPECT_EQ(std::count(codes.begin(), codes.end(), Code::kFailedPrecondition), kWriters - 1);
+  const std::string got = ReadFile(p);
+  ASSERT_EQ(got.size(), 4096u);
+  const auto winner =
+      static_cast<std::size_t>(std::find(codes.begin(), codes.end(), Code::kOk) - codes.begin());
+  EXPECT_EQ(got, std::string(4096, static_cast<char>('a' + winner)));
+  EXPECT_EQ(List(dir_.path()), (std::vector<std::string>{"identity.key"}));
 }
 
 TEST_F(WriteFileAtomicallyTest, NeverReplaceRefusesAnExistingFileDistinctly) {
