@@ -30,8 +30,8 @@
 //   BM_Engine_Pg_PipelineOneEntity_LedgerRows, _LeanRows
 //                                       the rows of a one-entity create block in the store's
 //                                       schema format 3 and in the leaner model (close to
-//                                       format 4, which the store has written since
-//                                       2026-12-05), one plain statement a row, one pipeline
+//                                       format 4, which the store writes), one plain
+//                                       statement a row, one pipeline
 //   BM_Engine_Pg_PipelineBatch20        20 entities per transaction, the same 5 statements with
 //                                       20 / 80 / 80 rows, one pipeline
 // The PostgreSQL rows exist only with VEIL_BENCH_POSTGRES_URL; each run makes a fresh schema and
@@ -147,7 +147,7 @@ enum class RawModel {
   // The same block with the block's transactions and changes kept in its own row (a transaction
   // found by its hash through an index on the row) and the head's counters there too: no head,
   // transaction or change rows. What it would save, measured before the stores took it (SQLite's
-  // file format 4, PostgreSQL's schema format 4, 2026-12-05); now close to their rows.
+  // file format 4, PostgreSQL's schema format 4); now close to their rows.
   kLeanRows,
 };
 

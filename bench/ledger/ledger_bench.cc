@@ -157,8 +157,8 @@ using namespace veil::ledger;
 // theirs checked at the commit gate) so the deferred check's effect is measured in the same run.
 // kSqlitePage2K: SQLite with 2 KiB pages instead of SqliteOptions' (and SQLite's) 4 KiB, a write
 // row and the read rows (over populations of their own, ledger-vV-nN-p2k.db) beside kSqlite's so
-// the page size's effect is measured in the same run. (From 2026-12-02 05:00 to 05:30 the default
-// was 2 KiB, and this row, named sqlite-page4k, measured 4 KiB: bench-ledger-17 to -20.)
+// the page size's effect is measured in the same run. (bench-ledger-17 to -20 ran while the default
+// was 2 KiB: there this row, named sqlite-page4k, measured 4 KiB.)
 enum class Backend { kSqlite, kSqlitePlainVfs, kSqlitePage2K, kPostgres, kPostgresCheckFirst };
 
 const char* NameOf(Backend b) {

@@ -298,10 +298,10 @@ void ExpectLostRace(Ledger& ledger, Store& stale, const BlockWrite& w) {
 }
 
 // An empty block; then a block with rows, which a one-entity block writes as one statement (the
-// lock, the parent check and the rows: postgres_store.cc, BlockStatement): the stale block's
-// entity has the winner's id and key, so were its rows written before the check failed, a unique
-// key would fail the statement instead and the node would report an error, not a lost race to
-// retry.
+// lock, the parent check and the rows: postgres/block_statement.cc, BlockStatement): the stale
+// block's entity has the winner's id and key, so were its rows written before the check failed, a
+// unique key would fail the statement instead and the node would report an error, not a lost race
+// to retry.
 TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
   for (const bool rows : {false, true}) {
     SCOPED_TRACE(rows ? "with rows" : "empty");
@@ -333,8 +333,8 @@ TEST_P(PostgresLedgerTest, StaleWriterGetsHeadConflict) {
 
 // A block that does not follow the head (its parent's hash another's, or its number past the
 // head's successor) is refused as a lost race and writes nothing, in both forms of the block's
-// statement (postgres_store.cc, BlockStatement: an empty block takes the one statement, a block
-// of many rows the array form): the primary key of the blocks alone would let both in.
+// statement (postgres/block_statement.cc, BlockStatement: an empty block takes the one statement, a
+// block of many rows the array form): the primary key of the blocks alone would let both in.
 TEST_P(PostgresLedgerTest, BlockThatDoesNotFollowTheHeadIsRefused) {
   Open();
   Wallet a;

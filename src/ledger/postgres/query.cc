@@ -190,7 +190,7 @@ std::string IndexOrder(const sql::Driver& driver) {
 // account's count keeps its generic plan, its rows taken in the order of the field's index
 // (IndexOrder), which a sequential scan could give only by sorting every match (one
 // account's id is a scalar subquery and an IN list's ids an array, AccountIdArrays, both the
-// index's keys in any plan; the IN list's count was planned per call until 2026-12-05); a
+// index's keys in any plan; an IN list's count keeps its generic plan too); a
 // walk probes each entity's row by its primary key, which any plan takes.
 bool PlannedForValues(const sql::Driver& driver, RangePlan plan) {
   if (!driver.meta || plan == RangePlan::kWalk) return false;
