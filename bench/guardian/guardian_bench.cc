@@ -4,10 +4,10 @@
 // come from one run. `scripts/bench guardian` writes artifacts/bench-guardian.json.
 //
 // The guardian's store is a SQLite file (WAL, synchronous=FULL) in the scratch directory under
-// $TMPDIR (default /tmp; bench/scratch_dir.h), removed at exit; every put and destroy commits
-// durably, so TMPDIR should be a real disk (a warning says so on tmpfs). The per-owner rate limit
-// is lifted for the run (it would otherwise refuse after 100 requests), and info logs (one line
-// per destroy) are turned off.
+// $TMPDIR (default /tmp; tests/support/scratch_dir.h), removed at exit; every put and destroy
+// commits durably, so TMPDIR should be a real disk (a warning says so on tmpfs). The per-owner rate
+// limit is lifted for the run (it would otherwise refuse after 100 requests), and info logs (one
+// line per destroy) are turned off.
 //
 // Rows (wall time per call, UseManualTime; p50_us and p99_us are per-call percentiles; items/s
 // counts shares):
@@ -35,7 +35,7 @@
 
 #include "calibration.h"
 #include "latencies.h"
-#include "scratch_dir.h"
+#include "support/scratch_dir.h"
 #include "veil/crypto/hpke.h"
 #include "veil/crypto/random.h"
 #include "veil/crypto/xwing.h"
@@ -76,7 +76,7 @@ class LocalGuardian {
     net::log::SetMinLevel(net::log::Level::kWarn);
     // Guardian::OpenDir makes it (mode 0700) and the scratch directory's removal at exit removes
     // it; the scratch directory outlives this object (made during its construction).
-    dir_ = bench::ScratchDir::NewFile(tls ? "guardian-tls" : "guardian-http");
+    dir_ = testing::ScratchDir::NewFile(tls ? "guardian-tls" : "guardian-http");
     GuardianOptions o;
     // No rate limit or quota may shape the figures: every request comes from 127.0.0.1 and one
     // owner, and long runs hold many shares.

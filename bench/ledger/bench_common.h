@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "latencies.h"
-#include "scratch_dir.h"
+#include "support/scratch_dir.h"
 #include "veil/base/bytes.h"
 
 namespace veil::bench_ledger {
@@ -39,8 +39,9 @@ inline const char* PostgresUrl() {
 }
 
 // The process's scratch directory (fresh SQLite databases of the write rows, the fdatasync file),
-// removed at exit; it must be a real disk, and a warning says so on tmpfs. bench/scratch_dir.h.
-using veil::bench::ScratchDir;
+// removed at exit; it must be a real disk, and a warning says so on tmpfs
+// (tests/support/scratch_dir.h).
+using veil::testing::ScratchDir;
 
 inline void RemoveSqliteFiles(const std::filesystem::path& db) {
   std::error_code ec;

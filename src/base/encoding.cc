@@ -50,6 +50,22 @@ constexpr std::array<std::uint8_t, 256> DigitValues(HexCase digits) {
 constexpr std::array<std::uint8_t, 256> kAnyDigits = DigitValues(HexCase::kAny);
 constexpr std::array<std::uint8_t, 256> kLowerDigits = DigitValues(HexCase::kLower);
 
+// Decodes 2 * out.size() digits; returns the OR of their table entries (bits above the nibble:
+// a character that is not a digit). The table is a template argument, not a pointer, so the
+// compiler knows the stores to `out` cannot change it and keeps the loop tight.
+template <const std::array<std::uint8_t, 256>& kTable>
+unsigned DecodeDigits(const unsigned char* in, MutableByteView out) {
+  std::uint8_t* p = out.data();
+  unsigned bad = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const unsigned hi = kTable[in[2 * i]];
+    const unsigned lo = kTable[in[2 * i + 1]];
+    bad |= hi | lo;
+    p[i] = static_cast<std::uint8_t>((hi << 4) | lo);
+  }
+  return bad;
+}
+
 Status HexLengthError(std::size_t want, std::size_t got) {
   return InvalidArgument("hex: expected " + std::to_string(want) + " digits, got " +
                          std::to_string(got));
@@ -125,15 +141,9 @@ void AppendHexVartime(ByteView data, std::string* out) {
 // table entry, which collect in `bad`; the one branch is on the verdict.
 Status HexDecodeVartimeInto(std::string_view hex, MutableByteView out, HexCase digits) {
   if (hex.size() != out.size() * 2) return HexLengthError(out.size() * 2, hex.size());
-  const std::uint8_t* table = digits == HexCase::kAny ? kAnyDigits.data() : kLowerDigits.data();
   const auto* in = reinterpret_cast<const unsigned char*>(hex.data());
-  unsigned bad = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    const unsigned hi = table[in[2 * i]];
-    const unsigned lo = table[in[2 * i + 1]];
-    bad |= hi | lo;
-    out[i] = static_cast<std::uint8_t>((hi << 4) | (lo & 0xfu));
-  }
+  const unsigned bad = digits == HexCase::kAny ? DecodeDigits<kAnyDigits>(in, out)
+                                               : DecodeDigits<kLowerDigits>(in, out);
   if ((bad & 0xf0u) != 0) {
     std::fill(out.begin(), out.end(), std::uint8_t{0});
     return InvalidArgument("hex: invalid digit");

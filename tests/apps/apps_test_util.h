@@ -107,14 +107,6 @@ inline void StartNode(NodeOptions o, std::unique_ptr<Node>* node,
   *api = std::move(*r);
 }
 
-inline std::filesystem::path TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("veil-apps-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 inline std::string BinaryPath() { return std::string(VEIL_BUILD_DIR) + "/apps/veil-ledger"; }
 
 // Runs the CLI to completion; returns its exit code and stdout.

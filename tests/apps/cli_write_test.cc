@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps_test_util.h"
+#include "support/scratch_dir.h"
 
 namespace veil::ledger_node::testing {
 namespace {
@@ -48,15 +49,13 @@ std::string ReadFile(const std::filesystem::path& p) {
 class CliWriteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TempDir(std::string("cli-write-") +
-                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = scratch_.path();
     store_ = "sqlite:" + (dir_ / "chain.db").string();
     key_ = (dir_ / "alice.key").string();
     const CliRun r = Cli(dir_, {"keygen", "--out", key_});
     ASSERT_EQ(r.code, 0) << r.err;
     address_ = r.json()["address"].get<std::string>();
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   CliRun Store(std::vector<std::string> args) {
     args.insert(args.end(), {"--store", store_});
@@ -68,6 +67,7 @@ class CliWriteTest : public ::testing::Test {
     return r.code == 0 ? r.json()["count"].get<long>() : -1;
   }
 
+  veil::testing::ScratchDir scratch_{"veil-apps-cli-write"};
   std::filesystem::path dir_;
   std::string store_;
   std::string key_;

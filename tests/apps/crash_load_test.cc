@@ -13,6 +13,7 @@
 
 #include "apps_test_util.h"
 #include "net/net_test_util.h"
+#include "support/scratch_dir.h"
 #include "veil/ledger/api.h"
 
 namespace veil::ledger_node::testing {
@@ -45,7 +46,8 @@ std::map<std::uint64_t, int> CountByMarker(ledger::LedgerApi& api, const std::st
 // Streams transactions of three creates each, stops the server with `sig` at a random moment,
 // restarts it on the same file and checks all-or-nothing, acknowledged-present and the chain.
 void StopMidStream(int sig) {
-  const auto dir = TempDir("crash" + std::to_string(sig));
+  const veil::testing::ScratchDir scratch("veil-apps-crash" + std::to_string(sig));
+  const std::filesystem::path& dir = scratch.path();
   const std::string store = "sqlite:" + (dir / "chain.db").string();
   std::mt19937 rng(std::random_device{}());
   ServerProcess server;
@@ -116,7 +118,8 @@ TEST(CrashSafety, SigtermDuringAStreamOfMultiOperationTransactions) { StopMidStr
 TEST(Load, ConcurrentClientsLoseAndDuplicateNothing) {
   constexpr int kThreads = 4;
   constexpr int kPerThread = 250;
-  const auto dir = TempDir("load");
+  const veil::testing::ScratchDir scratch("veil-apps-load");
+  const std::filesystem::path& dir = scratch.path();
   ServerProcess server;
   ASSERT_TRUE(
       server.Start(dir, {"--store", "sqlite:" + (dir / "chain.db").string(), "--operator-rpc"}))

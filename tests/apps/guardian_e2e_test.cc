@@ -30,7 +30,7 @@ namespace {
 
 using Json = nlohmann::json;
 using testing::RandomId;
-using testing::TempDir;
+using testing::ScratchDir;
 using Clock = std::chrono::steady_clock;
 using testing::GuardianProcess;
 
@@ -40,7 +40,7 @@ std::int64_t Now() { return SystemUnixSeconds(); }
 
 class GuardianE2e : public ::testing::Test {
  protected:
-  TempDir tmp_;
+  ScratchDir tmp_;
   std::filesystem::path Dir(const std::string& name) {
     auto d = tmp_.path() / name;
     std::filesystem::create_directories(d);

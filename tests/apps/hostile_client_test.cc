@@ -26,7 +26,7 @@
 #include "apps/guardian_process.h"
 #include "guardian/guardian_test_util.h"
 #include "net/raw_connection.h"
-#include "temp_dir.h"
+#include "support/scratch_dir.h"
 #include "veil/base/encoding.h"
 #include "veil/guardian/client.h"
 #include "veil/guardian/protocol.h"
@@ -163,7 +163,7 @@ class HostileTest : public ::testing::TestWithParam<std::string> {
     return t;
   }
 
-  veil::testing::TempDir tmp_{"veil-hostile"};
+  veil::testing::ScratchDir tmp_{"veil-hostile"};
   const std::filesystem::path dir_ = tmp_.path();
   ledger_node::testing::ServerProcess ledger_;
   std::unique_ptr<guardian::testing::GuardianProcess> guardian_;
@@ -334,7 +334,7 @@ INSTANTIATE_TEST_SUITE_P(Daemons, HostileTest, ::testing::Values("ledger", "guar
 // address rate is lowered (20/s, burst 50; the default is 100/s, burst 200) so that 300 requests
 // cross it whatever the machine's speed.
 TEST(HostileGuardian, FreshOwnerKeysFromOneAddressMeetTheAddressLimit) {
-  veil::testing::TempDir tmp("veil-hostile");
+  veil::testing::ScratchDir tmp("veil-hostile");
   guardian::testing::GuardianProcess gp(tmp.path());
   ASSERT_TRUE(gp.Start({"--address-rate", "20", "--address-burst", "50"})) << gp.Log();
   HealthWatcher watcher(gp.port());
@@ -409,7 +409,7 @@ Json SendTx(const char* source, int port, const Bytes& tx) {
 // batch is refused at once with -32005 "...read budget...": it holds no worker. Another address
 // is served meanwhile, and so is /health.
 TEST(HostileLedger, ExpensiveReadsFromOneAddressMeetTheReadBudget) {
-  veil::testing::TempDir tmp("veil-hostile");
+  veil::testing::ScratchDir tmp("veil-hostile");
   ledger_node::testing::ServerProcess server;
   ASSERT_TRUE(server.Start(tmp.path(), {"--store", "sqlite:" + (tmp.path() / "chain.db").string(),
                                         "--client-read-ms", "50", "--client-read-burst-ms", "100"}))
@@ -459,7 +459,7 @@ TEST(HostileLedger, ExpensiveReadsFromOneAddressMeetTheReadBudget) {
 // per-sender bound applies), from one address. The node's per-client bound (lowered here to
 // 16 MiB; 64 MiB by default) refuses the rest with -32005; another address still queues.
 TEST(HostileLedger, AQueueFloodFromFreshKeysMeetsTheClientQueueBound) {
-  veil::testing::TempDir tmp("veil-hostile");
+  veil::testing::ScratchDir tmp("veil-hostile");
   ledger_node::testing::ServerProcess server;
   ASSERT_TRUE(server.Start(
       tmp.path(), {"--store", "sqlite:" + (tmp.path() / "chain.db").string(), "--block-time", "60s",

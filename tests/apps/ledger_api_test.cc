@@ -14,6 +14,7 @@
 #include <set>
 
 #include "apps_test_util.h"
+#include "support/scratch_dir.h"
 #include "net/raw_connection.h"
 #include "veil/ledger/admin.h"
 #include "veil/ledger/api.h"
@@ -482,7 +483,8 @@ INSTANTIATE_TEST_SUITE_P(Apis, ChainInfoTest, ::testing::Values(Mode::kLocal, Mo
 // `serve --nominal-block-time`: what an instant node declares; refused when not a positive
 // duration, or beside a timed --block-time (which is then the block time).
 TEST(ServeFlags, NominalBlockTime) {
-  const auto dir = TempDir("nominal-block-time");
+  veil::testing::ScratchDir scratch("veil-apps-nominal");
+  const auto dir = scratch.path();
   ServerProcess server;
   ASSERT_TRUE(server.Start(dir, {"--store", "sqlite::memory:", "--nominal-block-time", "1500ms"}))
       << server.Log();

@@ -10,6 +10,7 @@
 #include "apps_test_util.h"
 #include "net/net_test_util.h"
 #include "net/raw_connection.h"
+#include "support/scratch_dir.h"
 #include "veil/ledger/json.h"
 #include "veil/net/error_map.h"
 
@@ -36,7 +37,7 @@ std::string Post(const std::string& body) {
 class ServeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = scratch_.path();
     db_ = (dir_ / "chain.db").string();
     // --operator-rpc: arkiv_verifyChain is served (BadInput... verifies the chain through it);
     // EveryMethod... checks that a node started without it refuses the call.
@@ -49,7 +50,6 @@ class ServeTest : public ::testing::Test {
     rpc_ = std::make_shared<net::JsonRpcClient>(std::move(*c));
     api_ = std::make_unique<ledger::RemoteLedger>(MakeRpcTransport(rpc_));
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // The raw JSON-RPC reply to `body` (one request).
   Json Rpc(const std::string& body) {
@@ -69,6 +69,7 @@ class ServeTest : public ::testing::Test {
     return {*api_->Head(), api_->Count("*")->count};
   }
 
+  veil::testing::ScratchDir scratch_{"veil-apps-serve"};
   std::filesystem::path dir_;
   std::string db_;
   ServerProcess server_;

@@ -20,14 +20,14 @@
 #include <thread>
 #include <vector>
 
-#include "temp_dir.h"
+#include "support/scratch_dir.h"
 
 namespace veil {
 namespace {
 
 namespace fs = std::filesystem;
 
-using testing::TempDir;
+using testing::ScratchDir;
 
 std::string ReadFile(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -53,7 +53,7 @@ class WriteFileAtomicallyTest : public ::testing::Test {
  protected:
   void SetUp() override { old_umask_ = ::umask(022); }
   void TearDown() override { ::umask(old_umask_); }
-  TempDir dir_{"veil-base-file"};
+  ScratchDir dir_{"veil-base-file"};
 
  private:
   mode_t old_umask_ = 0;

@@ -27,6 +27,7 @@
 #include "../../src/crypto/mlkem/sampling.h"
 #include "../../src/crypto/mlkem/simd.h"
 #include "mlkem_vectors.h"
+#include "support/scratch_dir.h"
 #include "test_util.h"
 #include "veil/crypto/keccak.h"
 #include "veil/crypto/testing/mlkem768.h"
@@ -1045,13 +1046,13 @@ TEST(MlKem768Vectors, WycheproofVerdictsAreEnforced) {
 }
 
 TEST(MlKem768Vectors, CctvRunnerFailsOnAValidKey) {
-  const std::string path = ::testing::TempDir() + "mlkem_cctv_mutation.txt";
+  const veil::testing::ScratchDir scratch("veil-mlkem");
+  const std::string path = (scratch.path() / "mlkem_cctv_mutation.txt").string();
   {
     std::ofstream out(path);
     out << test::Hx(MlKem768KeyGen().ek.bytes()) << "\n";
   }
   auto r = vectors::RunCctvMlKemModulus(path);
-  std::remove(path.c_str());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->failed, 1);
 }

@@ -13,10 +13,10 @@ namespace veil::guardian {
 namespace {
 
 using testing::RandomId;
-using testing::TempDir;
+using testing::ScratchDir;
 
 struct RunningGuardian {
-  TempDir dir;
+  ScratchDir dir;
   std::shared_ptr<Guardian> guardian;
   std::shared_ptr<net::MetricsRegistry> metrics = std::make_shared<net::MetricsRegistry>();
   std::unique_ptr<GuardianService> service;

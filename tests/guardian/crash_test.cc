@@ -18,8 +18,8 @@ namespace veil::guardian {
 namespace {
 
 using testing::MakePut;
+using testing::ScratchDir;
 using testing::SignedHttp;
-using testing::TempDir;
 
 constexpr int kBatch = 20;
 
@@ -64,7 +64,7 @@ OwnerSigner Owner() {
 }
 
 TEST(GuardianCrash, SigkillDuringABatchLosesNoAcknowledgedShare) {
-  TempDir dir;
+  ScratchDir dir;
   // Create the identity first so that parent and child agree on it.
   ASSERT_TRUE(GuardianIdentity::LoadOrCreate(dir.path()).ok());
   int fds[2];

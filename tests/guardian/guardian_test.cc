@@ -27,8 +27,8 @@ using testing::Contains;
 using testing::MakePut;
 using testing::RandomId;
 using testing::ReadFile;
+using testing::ScratchDir;
 using testing::SignedHttp;
-using testing::TempDir;
 
 constexpr std::int64_t kStart = 1700000000;
 
@@ -149,7 +149,7 @@ class GuardianTest : public ::testing::Test {
     return s.ok() ? *s : GuardianStats{};
   }
 
-  TempDir dir_;
+  ScratchDir dir_;
   GuardianLimits limits_;
   std::vector<OwnerKey> allowed_owners_;
   std::string remote_addr_ = "192.0.2.1";
@@ -535,7 +535,7 @@ TEST_F(GuardianTest, TheDatabaseAloneOpensNothing) {
   const Bytes share = RandomShare();
   Put(alice_, {Item(alice_, id, share)});
   Reopen();  // checkpoints on close
-  TempDir other;
+  ScratchDir other;
   std::filesystem::copy_file(dir_.path() / kDatabaseFileName, other.path() / kDatabaseFileName);
   EXPECT_FALSE(Contains(ReadFile(other.path() / kDatabaseFileName), share));
   // Without identity.key a fresh identity is made, whose storage key opens nothing: the store
@@ -905,7 +905,7 @@ TEST_F(GuardianTest, OwnersNotOnTheAllowListArePermissionDenied) {
 // A pre-existing directory that others may read, and the usual umask: the database and its -wal
 // and -shm files are still 0600, also when an older version left them looser.
 TEST(GuardianFiles, DatabaseWalAndShmAre0600WhateverTheDirectoryAndUmask) {
-  TempDir tmp;
+  ScratchDir tmp;
   const auto dir = tmp.path() / "data";
   ASSERT_EQ(::mkdir(dir.c_str(), 0755), 0);
   ASSERT_EQ(::chmod(dir.c_str(), 0755), 0);

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "temp_dir.h"
+#include "support/scratch_dir.h"
 #include "veil/base/encoding.h"
 #include "veil/crypto/hpke.h"
 #include "veil/crypto/random.h"
@@ -22,7 +22,7 @@
 
 namespace veil::guardian::testing {
 
-using veil::testing::TempDir;
+using veil::testing::ScratchDir;
 
 inline std::string ReadFile(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -10,10 +10,10 @@
 namespace veil::guardian {
 namespace {
 
-using testing::TempDir;
+using testing::ScratchDir;
 
 TEST(GuardianIdentity, CreatedOnceWithMode0600AndReloaded) {
-  TempDir dir;
+  ScratchDir dir;
   const auto sub = dir.path() / "g";
   auto a = GuardianIdentity::LoadOrCreate(sub);
   ASSERT_TRUE(a.ok()) << a.status().ToString();

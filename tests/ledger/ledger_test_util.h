@@ -42,6 +42,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/scratch_dir.h"
 #include "veil/base/encoding.h"
 #include "veil/ledger/api.h"
 #include "veil/ledger/client.h"
@@ -157,9 +158,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   void SetUp() override {
     std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::replace(name.begin(), name.end(), '/', '_');
-    path_ = (std::filesystem::temp_directory_path() /
-             ("veil-ledger-" + std::to_string(::getpid()) + "-" + name + ".db"))
-                .string();
+    path_ = (scratch_.path() / (name + ".db")).string();
     // Unique across the parallel test processes sharing the database.
     std::random_device rd;
     schema_ = "veil_test_" + std::to_string(::getpid()) + "_" + std::to_string(rd() % 1000000);
@@ -377,6 +376,7 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     return out;
   }
 
+  veil::testing::ScratchDir scratch_{"veil-ledger"};  // the SQLite files' directory
   std::string path_;
   std::string schema_;
   std::string pg_session_options_;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "temp_dir.h"
+#include "support/scratch_dir.h"
 
 namespace veil::ledger {
 namespace {
@@ -76,7 +76,7 @@ class SqliteVfsTest : public ::testing::Test {
     path_ = (dir_.path() / "t.db").string();
   }
 
-  veil::testing::TempDir dir_{"veil-vfs-test"};
+  veil::testing::ScratchDir dir_{"veil-vfs-test"};
   std::string path_;
 };
 

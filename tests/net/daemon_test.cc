@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "raw_connection.h"
-#include "temp_dir.h"
+#include "support/scratch_dir.h"
 #include "veil/crypto/secret.h"
 #include "veil/net/http_server.h"
 #include "veil/net/log.h"
@@ -101,7 +101,7 @@ std::string ReadFile(const std::filesystem::path& path) {
 }
 
 TEST(Daemon, PortFileIsWrittenWholeAndReplaced) {
-  veil::testing::TempDir dir("veil-daemon");
+  veil::testing::ScratchDir dir("veil-daemon");
   const auto path = dir.path() / "port";
   ASSERT_TRUE(WritePortFile(path, 8545).ok());
   EXPECT_EQ(ReadFile(path), "8545\n");

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "net/net_test_util.h"
+#include "support/scratch_dir.h"
 #include "veil/net/http_client.h"
 #include "veil/net/http_server.h"
 #include "veil/net/json_rpc.h"
@@ -38,7 +39,8 @@ TEST(Tls, SelfSignedCertificate) {
 TEST(Tls, LoadFromFiles) {
   auto cert = GenerateSelfSignedCertificate();
   ASSERT_TRUE(cert.ok());
-  const std::string dir = ::testing::TempDir();
+  const veil::testing::ScratchDir scratch("veil-tls");
+  const std::string dir = scratch.path().string();
   const std::string cert_path = dir + "/veil_net_cert.pem", key_path = dir + "/veil_net_key.pem";
   std::ofstream(cert_path) << cert->credentials.cert_pem;
   std::ofstream(key_path) << PemKey(cert->credentials);
@@ -50,8 +52,6 @@ TEST(Tls, LoadFromFiles) {
   auto bad = LoadTlsCredentials(cert_path, key_path);
   EXPECT_EQ(bad.status().code(), Code::kInvalidArgument);
   EXPECT_EQ(bad.status().message().find("not a key"), std::string::npos);
-  std::remove(cert_path.c_str());
-  std::remove(key_path.c_str());
 }
 
 TEST(Tls, Fingerprints) {

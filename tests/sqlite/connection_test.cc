@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "temp_dir.h"
+#include "support/scratch_dir.h"
 
 namespace veil::sqlite {
 namespace {
@@ -21,7 +21,7 @@ class ConnectionTest : public ::testing::Test {
     ASSERT_TRUE(db_.Exec("CREATE TABLE t(i INTEGER PRIMARY KEY, b BLOB, s TEXT)").ok());
   }
 
-  veil::testing::TempDir dir_{"veil-sqlite"};
+  veil::testing::ScratchDir dir_{"veil-sqlite"};
   Connection db_;
 };
 
@@ -123,7 +123,7 @@ TEST_F(ConnectionTest, ErrorsCarrySqlitesMessage) {
 }
 
 TEST(Connection, OpenFailureIsUnavailableAndNamesThePath) {
-  veil::testing::TempDir dir("veil-sqlite");
+  veil::testing::ScratchDir dir("veil-sqlite");
   Connection db;
   const std::string path = (dir.path() / "absent" / "x.db").string();
   const Status s = db.Open(path, kFlags);

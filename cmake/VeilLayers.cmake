@@ -1,0 +1,166 @@
+# veil_check_layers(): every header a target includes from include/veil/<floor>/ must be visible to
+# it through the floors it links (docs/architecture.md, "Floors"). The include tree is one
+# directory that every target sees, so the compiler cannot enforce this; CMake knows each target's
+# links, so the check reads them here, at configure time, after every target is defined.
+#
+# What a file may include, besides its own floor's headers:
+#   a source of target T (and a header beside T's sources): the floors T links, directly (PUBLIC
+#     or PRIVATE), and the floors those pass on as usage requirements (PUBLIC or INTERFACE links,
+#     transitively; a PRIVATE link of a static library reaches T's link line as $<LINK_ONLY:...>
+#     and passes no headers on);
+#   a public header of floor F (include/veil/F/): only the floors veil_F passes on, so a PRIVATE
+#     dependency never shows in a public header.
+# A floor is a library named veil_<floor>; apps' libraries and executables have no floor of their
+# own. Targets outside src/ and apps/ (tests, benchmarks, fuzzers) are not checked.
+#
+# Each violation is printed as a line "layering: FILE ..." and the configure fails;
+# scripts/check-layers runs a throwaway configure with VEIL_CHECK_LAYERS=ON to get them.
+
+# The targets usage requirements reach through from `target` (its INTERFACE_LINK_LIBRARIES,
+# transitively, skipping $<LINK_ONLY:...>), appended to the list named `out`.
+function(_veil_layers_interface target out_list)
+  set(found ${${out_list}})
+  set(queue ${target})
+  while(queue)
+    list(POP_FRONT queue t)
+    get_target_property(aliased ${t} ALIASED_TARGET)
+    if(aliased)
+      set(t ${aliased})
+    endif()
+    get_target_property(iface ${t} INTERFACE_LINK_LIBRARIES)
+    if(NOT iface)
+      continue()
+    endif()
+    foreach(dep IN LISTS iface)
+      if(dep MATCHES "^\\$<LINK_ONLY:" OR NOT TARGET ${dep})
+        continue()
+      endif()
+      if(NOT dep IN_LIST found)
+        list(APPEND found ${dep})
+        list(APPEND queue ${dep})
+      endif()
+    endforeach()
+  endwhile()
+  set(${out_list} ${found} PARENT_SCOPE)
+endfunction()
+
+# The floors among `targets` (veil_<floor> with a src/<floor> or include/veil/<floor> directory).
+function(_veil_layers_floors targets out)
+  set(floors "")
+  foreach(t IN LISTS targets)
+    if(t MATCHES "^veil_([a-z0-9_]+)$")
+      set(f ${CMAKE_MATCH_1})
+      if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/src/${f} OR IS_DIRECTORY ${PROJECT_SOURCE_DIR}/include/veil/${f})
+        list(APPEND floors ${f})
+      endif()
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES floors)
+  set(${out} ${floors} PARENT_SCOPE)
+endfunction()
+
+# Appends a "layering: ..." line to the list named `out_list` for every include in `file` of a
+# floor not in `allowed`; `who` says what the file belongs to.
+function(_veil_layers_check_file file allowed who out_list)
+  set(found ${${out_list}})
+  file(STRINGS ${file} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"veil/[a-z0-9_]+/")
+  file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${file})
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"veil/([a-z0-9_]+)/.*" "\\1" floor "${line}")
+    if(NOT floor IN_LIST allowed)
+      list(APPEND found "layering: ${rel} (${who}) includes veil/${floor}/, which it does not link")
+    endif()
+  endforeach()
+  set(${out_list} ${found} PARENT_SCOPE)
+endfunction()
+
+# Every buildsystem target defined in `dir` and the directories below it.
+function(_veil_layers_targets dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    _veil_layers_targets(${sub} more)
+    list(APPEND targets ${more})
+  endforeach()
+  set(${out} ${targets} PARENT_SCOPE)
+endfunction()
+
+function(veil_check_layers)
+  set(violations "")
+  _veil_layers_targets(${PROJECT_SOURCE_DIR} targets)
+  set(checked_dirs "")
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    get_target_property(source_dir ${t} SOURCE_DIR)
+    if(type STREQUAL "INTERFACE_LIBRARY" OR type STREQUAL "UTILITY")
+      continue()
+    endif()
+    if(NOT source_dir MATCHES "^${PROJECT_SOURCE_DIR}/(src|apps)(/|$)")
+      continue()
+    endif()
+    # What T's sources may include: its own floor, what it links, what those pass on.
+    set(reach "")
+    get_target_property(direct ${t} LINK_LIBRARIES)
+    if(direct)
+      foreach(dep IN LISTS direct)
+        if(TARGET ${dep})
+          list(APPEND reach ${dep})
+          _veil_layers_interface(${dep} reach)
+        endif()
+      endforeach()
+    endif()
+    _veil_layers_floors("${t};${reach}" allowed)
+    # The directories of T's sources; their headers are checked against the union of the
+    # targets built there (apps/veil-ledger holds two).
+    get_target_property(sources ${t} SOURCES)
+    foreach(src IN LISTS sources)
+      if(NOT IS_ABSOLUTE ${src})
+        set(src ${source_dir}/${src})
+      endif()
+      _veil_layers_check_file(${src} "${allowed}" "target ${t}" violations)
+      get_filename_component(d ${src} DIRECTORY)
+      string(MAKE_C_IDENTIFIER "${d}" key)
+      if(NOT d IN_LIST checked_dirs)
+        list(APPEND checked_dirs ${d})
+      endif()
+      list(APPEND _veil_layers_dir_${key} ${allowed})
+      list(APPEND _veil_layers_dir_targets_${key} ${t})
+    endforeach()
+    # A floor's public headers: only what the floor passes on.
+    # (CMAKE_MATCH_1 is read after the match: a condition's variables expand before it runs.)
+    set(floor "")
+    if(t MATCHES "^veil_([a-z0-9_]+)$")
+      set(floor ${CMAKE_MATCH_1})
+    endif()
+    if(floor AND IS_DIRECTORY ${PROJECT_SOURCE_DIR}/include/veil/${floor})
+      set(passed "")
+      _veil_layers_interface(${t} passed)
+      _veil_layers_floors("${t};${passed}" public_allowed)
+      file(GLOB_RECURSE headers ${PROJECT_SOURCE_DIR}/include/veil/${floor}/*.h)
+      foreach(h IN LISTS headers)
+        _veil_layers_check_file(${h} "${public_allowed}" "public header of ${t}" violations)
+      endforeach()
+    endif()
+  endforeach()
+  foreach(d IN LISTS checked_dirs)
+    string(MAKE_C_IDENTIFIER "${d}" key)
+    set(allowed ${_veil_layers_dir_${key}})
+    list(REMOVE_DUPLICATES allowed)
+    set(owners ${_veil_layers_dir_targets_${key}})
+    list(REMOVE_DUPLICATES owners)
+    list(JOIN owners ", " owners)
+    file(GLOB headers ${d}/*.h)
+    foreach(h IN LISTS headers)
+      _veil_layers_check_file(${h} "${allowed}" "header of ${owners}" violations)
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES violations)
+  list(LENGTH violations n)
+  if(n GREATER 0)
+    foreach(v IN LISTS violations)
+      message(NOTICE "${v}")
+    endforeach()
+    message(FATAL_ERROR "layering: ${n} include(s) outside their target's link closure")
+  endif()
+  message(STATUS "layering: every target's includes are within its link closure")
+endfunction()
