@@ -22,6 +22,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -208,7 +210,7 @@ struct WriteArgs {
   std::string payload_file;
   std::optional<std::string> content_type;
   std::vector<std::string> attrs, nums, unset;
-  std::uint64_t expires_in = 0;
+  std::string expires_in;
   bool readonly = false;
   bool permissionless_extension = false;
   std::string timeout = "60s";
@@ -258,7 +260,8 @@ std::unique_ptr<WriteVerbs> AddWriteVerbs(CLI::App& app) {
       ->allow_extra_args(false);
   for (auto* c : {v->create, v->extend}) {
     c->add_option("--expires-in", a.expires_in,
-                  "blocks to live, counted from the block after the head")
+                  "lifetime: a duration (90s, 30m, 12h, 7d), converted on the chain's expiry "
+                  "clock, or a count of blocks (an instant chain's: of its nominal block time)")
         ->required();
   }
   v->create->add_flag("--readonly", a.readonly, "no update may change it");
@@ -347,14 +350,38 @@ Result<std::optional<veil::Bytes>> ReadPayload(const WriteArgs& a) {
   return std::optional<veil::Bytes>(std::move(data));
 }
 
-// The absolute expiry for --expires-in: that many blocks after the block following the head.
-Result<std::uint64_t> ExpiryIn(veil::ledger::LedgerApi& api, std::uint64_t blocks) {
-  if (blocks == 0) return veil::InvalidArgument("--expires-in: at least 1 block");
-  VEIL_ASSIGN_OR_RETURN(auto head, api.Head());
-  if (blocks > UINT64_MAX - head.number - 1) {
-    return veil::InvalidArgument("--expires-in: too many blocks");
+// The absolute expiry for --expires-in (docs/architecture.md, "The lease clock"). A duration is
+// a lifetime from now (ChainInfo::ExpiryFor). A bare count N is N units of the chain's expiry
+// clock: on block numbers, N blocks after the block following the head; on a slot clock, N
+// slots after the slot of now.
+Result<std::uint64_t> ExpiryIn(veil::ledger::LedgerApi& api, const std::string& text) {
+  std::uint64_t n = 0;
+  const char* const end = text.data() + text.size();
+  auto [at, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc() || at == text.data()) {
+    return veil::InvalidArgument("--expires-in: a count of blocks or a duration (90s, 12h, 7d)");
   }
-  return head.number + 1 + blocks;
+  if (n == 0) return veil::InvalidArgument("--expires-in: at least 1 block");
+  const std::string_view unit(at, static_cast<std::size_t>(end - at));
+  VEIL_ASSIGN_OR_RETURN(const veil::ledger::ChainInfo info, api.ChainInfo());
+  const auto now_ms =
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  if (!unit.empty()) {
+    std::uint64_t scale = 0;
+    if (unit == "s") scale = 1000;
+    if (unit == "m") scale = 60'000;
+    if (unit == "h") scale = 3'600'000;
+    if (unit == "d") scale = 86'400'000;
+    if (scale == 0) return veil::InvalidArgument("--expires-in: the unit is one of s, m, h, d");
+    if (n > UINT64_MAX / scale) return veil::InvalidArgument("--expires-in: too long");
+    return info.ExpiryFor(now_ms, n * scale);
+  }
+  const std::uint64_t from =
+      info.expiry_clock_ms != 0 ? now_ms / info.expiry_clock_ms : info.head_number + 1;
+  if (n > UINT64_MAX - from) return veil::InvalidArgument("--expires-in: too many blocks");
+  return from + n;
 }
 
 // The operation a write verb names, from its arguments.
@@ -447,6 +474,7 @@ struct ServeArgs {
   std::string listen = "127.0.0.1:8545";
   std::string block_time = "instant";
   std::string nominal_block_time;  // empty: NodeOptions' default
+  std::string expiry_clock = "auto";
   std::string sweep_interval = "10s";
   std::uint64_t chain_id = 1;
   std::string port_file;
@@ -492,6 +520,15 @@ int Serve(const ServeArgs& a) {
     }
     o.nominal_block_time = *nominal;
   }
+  if (a.expiry_clock == "auto") {
+    o.expiry_clock = veil::ledger::ExpiryClock::kAuto;
+  } else if (a.expiry_clock == "blocks") {
+    o.expiry_clock = veil::ledger::ExpiryClock::kBlocks;
+  } else if (a.expiry_clock == "slots") {
+    o.expiry_clock = veil::ledger::ExpiryClock::kSlots;
+  } else {
+    return Fail(veil::InvalidArgument("--expiry-clock: auto, blocks or slots"));
+  }
   auto sweep = node::ParseDuration(a.sweep_interval, false);
   if (!sweep.ok()) return Fail(sweep.status());
   o.sweep_interval = *sweep;
@@ -504,6 +541,7 @@ int Serve(const ServeArgs& a) {
                            {"port", port},
                            {"chain_id", o.chain_id},
                            {"block_time_ms", static_cast<std::int64_t>(o.block_time.count())},
+                           {"expiry_clock_ms", (*n)->ledger().expiry_clock_ms()},
                            {"head", (*n)->ledger().Head().number}});
   return veil::net::WaitForShutdownAndStop([&] { return (*n)->Stop(); });
 }
@@ -522,6 +560,9 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--block-time", serve.block_time, "instant, or a duration: 2s, 500ms");
   serve_cmd->add_option("--nominal-block-time", serve.nominal_block_time,
                         "instant node: the block time it declares to clients (default 2s)");
+  serve_cmd->add_option("--expiry-clock", serve.expiry_clock,
+                        "a new chain's expiry clock: auto (an instant chain counts expiry in "
+                        "slots of the nominal block time, a timed one in blocks), blocks, slots");
   serve_cmd->add_option("--sweep-interval", serve.sweep_interval, "sweeper period: 10s, 1m");
   serve_cmd->add_option("--chain-id", serve.chain_id, "chain id");
   serve_cmd->add_option("--port-file", serve.port_file, "write the bound port to FILE");

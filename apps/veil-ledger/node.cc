@@ -483,6 +483,7 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
   lo.mode =
       n->options_.block_time.count() > 0 ? ledger::BlockMode::kTimed : ledger::BlockMode::kInstant;
   lo.nominal_block_time_ms = static_cast<std::uint64_t>(declared.count());
+  lo.expiry_clock = n->options_.expiry_clock;
   VEIL_ASSIGN_OR_RETURN(auto ledger, ledger::Ledger::Open(std::move(store), lo));
   n->ledger_ = std::move(ledger);
   n->api_ = std::make_shared<ledger::LocalLedger>(n->ledger_);
@@ -511,8 +512,16 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
     return api->Head().status();
   });
   VEIL_RETURN_IF_ERROR(n->server_->Start());
-  if (lo.mode == ledger::BlockMode::kTimed)
-    n->timer_ = std::thread([p = n.get()] { p->TimerLoop(); });
+  // A timed node seals every block time; an instant one on a slot clock seals an empty block
+  // when an expiry falls due on an idle chain (Ledger::SealIfExpiryDue), checked four times a
+  // slot, so data leaves within a quarter of a slot of its expiry.
+  if (lo.mode == ledger::BlockMode::kTimed) {
+    n->timer_period_ = n->options_.block_time;
+  } else if (n->ledger_->expiry_clock_ms() != 0) {
+    n->timer_period_ =
+        std::chrono::milliseconds(std::max<std::uint64_t>(n->ledger_->expiry_clock_ms() / 4, 1));
+  }
+  if (n->timer_period_.count() > 0) n->timer_ = std::thread([p = n.get()] { p->TimerLoop(); });
   if (n->options_.sweep_interval.count() > 0) {
     n->sweeper_ = std::thread([p = n.get()] { p->SweepLoop(); });
   }
@@ -521,8 +530,14 @@ Result<std::unique_ptr<Node>> Node::Start(NodeOptions options) {
 
 void Node::TimerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!cv_.wait_for(lock, options_.block_time, [&] { return stopping_; })) {
+  while (!cv_.wait_for(lock, timer_period_, [&] { return stopping_; })) {
     lock.unlock();
+    if (options_.block_time.count() == 0) {
+      auto due = ledger_->SealIfExpiryDue();
+      if (!due.ok()) net::log::Warn("expiry seal failed", {{"error", due.status().ToString()}});
+      lock.lock();
+      continue;
+    }
     auto r = Seal();
     if (!r.ok()) {
       net::log::Warn("seal failed", {{"error", r.status().ToString()}});

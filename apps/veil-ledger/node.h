@@ -152,6 +152,8 @@ struct NodeOptions {
   // What an instant node declares as its block time (ChainInfo::nominal_block_time_ms; a timed
   // node's is block_time). Positive.
   std::chrono::milliseconds nominal_block_time{2000};
+  // The expiry clock of a chain the node creates (LedgerOptions; `serve --expiry-clock`).
+  ledger::ExpiryClock expiry_clock = ledger::ExpiryClock::kAuto;
   std::chrono::milliseconds sweep_interval{10'000};
   std::size_t sweep_max_rows = 1000;
   std::size_t max_body_bytes = 9u << 20;  // a kMaxTxBytes transaction in hex, and some
@@ -206,6 +208,7 @@ class Node {
   bool stopping_ = false;
   bool stopped_ = false;
   std::thread timer_;
+  std::chrono::milliseconds timer_period_{0};  // the timer thread's period (0: none)
   std::thread sweeper_;
 };
 

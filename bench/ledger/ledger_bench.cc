@@ -289,6 +289,8 @@ Result<std::shared_ptr<Ledger>> OpenLedger(Backend b, const std::string& where,
   lo.read_connections = read_connections;
   if (count_cap != 0) lo.limits.query.count_cap = count_cap;
   if (b == Backend::kPostgresCheckFirst) lo.signature_check = SignatureCheck::kFirst;
+  // The rows give expiries as block numbers (kExpires, the backlog's).
+  lo.expiry_clock = ExpiryClock::kBlocks;
   // A fixed block clock, so the population's block hashes are the same every time.
   lo.clock_ms = [t = std::make_shared<std::atomic<std::uint64_t>>(1'700'000'000'000)] {
     return t->fetch_add(2000);

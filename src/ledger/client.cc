@@ -235,6 +235,18 @@ Result<TxReceipt> Client::AwaitLocked(const TxReceipt& pending) {
 
 Result<TxReceipt> Client::Create(CreateOp op) { return Submit({std::move(op)}); }
 Result<TxReceipt> Client::Update(UpdateOp op) { return Submit({std::move(op)}); }
+Result<std::uint64_t> Client::ExpiryFor(std::chrono::milliseconds lifetime,
+                                        std::chrono::system_clock::time_point now) {
+  if (api_ == nullptr) return FailedPrecondition("an offline client has no ledger to ask");
+  if (lifetime.count() <= 0) return InvalidArgument("a lifetime must be positive");
+  const auto now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  if (now_ms < 0) return InvalidArgument("a time before 1970");
+  VEIL_ASSIGN_OR_RETURN(const ledger::ChainInfo info, api_->ChainInfo());
+  return info.ExpiryFor(static_cast<std::uint64_t>(now_ms),
+                        static_cast<std::uint64_t>(lifetime.count()));
+}
+
 Result<TxReceipt> Client::Extend(const EntityKey& key, std::uint64_t expires_block) {
   return Submit({ExtendOp{key, expires_block}});
 }

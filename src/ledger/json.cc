@@ -1047,9 +1047,14 @@ Json ToJson(const Limits& l) {
 Result<Limits> LimitsFromJson(const Json& j) { return LimitsFromJson(j, "limits"); }
 
 Json ToJson(const ChainInfo& c) {
-  return {{"chainId", c.chain_id},          {"limits", ToJson(c.limits)},
-          {"blockTimeMs", c.block_time_ms}, {"nominalBlockTimeMs", c.nominal_block_time_ms},
-          {"headNumber", c.head_number},    {"headTimestampMs", c.head_timestamp_ms}};
+  return {{"chainId", c.chain_id},
+          {"limits", ToJson(c.limits)},
+          {"blockTimeMs", c.block_time_ms},
+          {"nominalBlockTimeMs", c.nominal_block_time_ms},
+          {"headNumber", c.head_number},
+          {"headTimestampMs", c.head_timestamp_ms},
+          {"expiryClockMs", c.expiry_clock_ms},
+          {"headExpiryHeight", c.head_expiry_height}};
 }
 
 Result<ChainInfo> ChainInfoFromJson(const Json& j) {
@@ -1064,6 +1069,8 @@ Result<ChainInfo> ChainInfoFromJson(const Json& j) {
   o.U64("nominalBlockTimeMs", &c.nominal_block_time_ms);
   o.U64("headNumber", &c.head_number);
   o.U64("headTimestampMs", &c.head_timestamp_ms);
+  o.U64("expiryClockMs", &c.expiry_clock_ms);
+  o.U64("headExpiryHeight", &c.head_expiry_height);
   VEIL_RETURN_IF_ERROR(o.Finish());
   return c;
 }

@@ -160,14 +160,23 @@ struct Ledger::WriteCache {
 // or the cache): the validation reads look there first, then in the cache, then in the store.
 class Ledger::BlockBuilder {
  public:
-  BlockBuilder(Store* store, const LedgerOptions& o, const ChainState& st, const WriteCache& cache,
+  // The block after `st.head`, stamped `now_ms` (or its parent's timestamp, if the clock went
+  // back: timestamps, and so expiry heights, never fall along the chain).
+  BlockBuilder(Store* store, const LedgerOptions& o, std::uint64_t expiry_clock_ms,
+               const ChainState& st, const WriteCache& cache, std::uint64_t now_ms,
                const WriteCache* group = nullptr)
       : store_(store),
         o_(o),
         state_(st),
         cache_(cache),
         group_(group),
-        number_(st.head.number + 1) {}
+        number_(st.head.number + 1),
+        timestamp_ms_(std::max(now_ms, st.head.timestamp_ms)) {
+    BlockHeader h;
+    h.number = number_;
+    h.timestamp_ms = timestamp_ms_;
+    height_ = ExpiryHeight(h, expiry_clock_ms);
+  }
 
   std::uint64_t gas_used() const { return gas_used_; }
   std::uint64_t number() const { return number_; }
@@ -188,7 +197,7 @@ class Ledger::BlockBuilder {
     return r;
   }
 
-  BlockWrite Finish(std::uint64_t timestamp_ms) {
+  BlockWrite Finish() {
     BlockWrite w;
     std::uint64_t inserts = 0, deletes = 0;
     for (auto& [key, slot] : entities_) {
@@ -212,7 +221,7 @@ class Ledger::BlockBuilder {
     h.chain_id = o_.chain_id;
     h.number = number_;
     h.parent = state_.head.hash;
-    h.timestamp_ms = timestamp_ms;
+    h.timestamp_ms = timestamp_ms_;
     std::vector<Hash32> hashes;
     for (const auto& t : txs_) hashes.push_back(t.hash);
     h.tx_root = TxRoot(hashes);
@@ -307,7 +316,7 @@ class Ledger::BlockBuilder {
                          OpKind kind = OpKind::kDelete) {
     auto e = Lookup(v, k);
     if (!e) return NotFound("entity " + ToHex(k) + " not found");
-    if (e->expires_block <= number_) return FailedPrecondition("entity expired");
+    if (e->expires_block <= height_) return FailedPrecondition("entity expired");
     const bool anyone = kind == OpKind::kExtend && (e->flags & kFlagPermissionlessExtension) != 0;
     if (e->owner != sender && !anyone) {
       return PermissionDenied("only the owner may mutate the entity");
@@ -318,14 +327,15 @@ class Ledger::BlockBuilder {
     return *std::move(e);
   }
 
+  // Against the block's expiry height: its number, or its slot on a slot clock.
   Status CheckExpiry(std::uint64_t expires) const {
-    if (expires <= number_) {
+    if (expires <= height_) {
       return InvalidArgument("expiry block " + std::to_string(expires) +
-                             " is not after the current block " + std::to_string(number_));
+                             " is not after the current expiry height " + std::to_string(height_));
     }
     if (expires >= kMaxBlock) return InvalidArgument("expiry block out of range");
     const std::uint64_t max = o_.limits.max_lifetime_blocks;
-    if (max != 0 && expires - number_ > max) {
+    if (max != 0 && expires - height_ > max) {
       return ResourceExhausted("lifetime longer than " + std::to_string(max) + " blocks");
     }
     return Status::Ok();
@@ -463,6 +473,8 @@ class Ledger::BlockBuilder {
   const WriteCache& cache_;
   const WriteCache* group_;
   std::uint64_t number_;
+  std::uint64_t timestamp_ms_;
+  std::uint64_t height_ = 0;  // ExpiryHeight of this block
   std::uint64_t gas_used_ = 0;
   std::map<EntityKey, Slot> entities_;
   std::map<Address, Account> accounts_;
@@ -491,9 +503,21 @@ Result<std::unique_ptr<Ledger>> Ledger::Open(std::unique_ptr<Store> store, Ledge
     if (st->head.chain_id != l->options_.chain_id) {
       return FailedPrecondition("store holds chain " + std::to_string(st->head.chain_id));
     }
+    // A chain made before the expiry clock existed has none recorded: block numbers.
+    VEIL_ASSIGN_OR_RETURN(auto clock, l->store_->LoadExpiryClock());
+    l->expiry_clock_ms_ = clock.value_or(0);
     l->SetStateLocked(*st);
     return l;
   }
+  // A new chain: its expiry clock first (a node that creates the chain at the same moment may
+  // have recorded its own: the first one stands), then the genesis block.
+  const LedgerOptions& o = l->options_;
+  const bool slots = o.expiry_clock == ExpiryClock::kSlots ||
+                     (o.expiry_clock == ExpiryClock::kAuto && o.mode == BlockMode::kInstant);
+  VEIL_RETURN_IF_ERROR(l->store_->RecordExpiryClock(slots ? o.nominal_block_time_ms : 0));
+  VEIL_ASSIGN_OR_RETURN(auto clock, l->store_->LoadExpiryClock());
+  if (!clock) return DataLoss("the store did not keep the chain's expiry clock");
+  l->expiry_clock_ms_ = *clock;
   BlockWrite w;
   w.header = GenesisHeader(l->options_.chain_id);
   w.state_after.head = w.header;
@@ -664,6 +688,21 @@ Result<SealResult> Ledger::SealBlock() {
   return SealLocked(queue_);
 }
 
+Result<bool> Ledger::SealIfExpiryDue() {
+  if (options_.mode != BlockMode::kInstant || expiry_clock_ms_ == 0) return false;
+  const std::unique_lock<std::mutex> lock = LockForWrite();
+  VEIL_RETURN_IF_ERROR(RefreshLocked());
+  const std::uint64_t head = ExpiryHeightOf(state_.head);
+  const std::uint64_t now = NowMs() / expiry_clock_ms_;
+  if (now <= head) return false;
+  // Live at the head and not at `now`: the counters' difference (two sums over the buckets).
+  VEIL_ASSIGN_OR_RETURN(const std::uint64_t live_at_head, store_->LiveCount(head));
+  VEIL_ASSIGN_OR_RETURN(const std::uint64_t live_now, store_->LiveCount(now));
+  if (live_now >= live_at_head) return false;
+  VEIL_RETURN_IF_ERROR(SealLocked(queue_).status());
+  return true;
+}
+
 // The chain's write lock (Store::LockWriters) from the first lost race to the end of a seal: the
 // retry runs under it so that it cannot lose again (optimistic retries alone starve a node whose
 // re-execution, cache cleared and reads again, is slower than a competitor's next write).
@@ -799,14 +838,14 @@ Status Ledger::SealSlotsOnceLocked(std::span<InstantSlot* const> slots,
     std::vector<InstantSlot*> unchecked;  // with a block and a signature not yet checked
     bool failed = false;
     for (std::size_t i = 0; i < slots.size(); ++i) {
-      BlockBuilder b(store_.get(), options_, st, *cache_, &group);
+      BlockBuilder b(store_.get(), options_, expiry_clock_ms_, st, *cache_, NowMs(), &group);
       receipts[i] = b.Execute(slots[i]->pending);
       if (!receipts[i].status.ok()) {
         failed = true;  // no block: a failed transaction changes nothing
         continue;
       }
       if (!slots[i]->signature) unchecked.push_back(slots[i]);
-      writes.push_back(b.Finish(NowMs()));
+      writes.push_back(b.Finish());
       group.Absorb(writes.back(), /*bounded=*/false);
       st = writes.back().state_after;
     }
@@ -876,7 +915,7 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue) {
       }
       PrefetchLocked(txs);
     }
-    BlockBuilder b(store_.get(), options_, state_, *cache_);
+    BlockBuilder b(store_.get(), options_, expiry_clock_ms_, state_, *cache_, NowMs());
     SealResult out;
     std::vector<Pending> taken;
     auto give_back = [&] {
@@ -888,7 +927,7 @@ Result<SealResult> Ledger::SealLocked(std::deque<Pending>& queue) {
       queue.pop_front();
       out.receipts.push_back(b.Execute(taken.back()));
     }
-    BlockWrite w = b.Finish(NowMs());
+    BlockWrite w = b.Finish();
     Status s = store_->Apply(w);
     block_writes_.fetch_add(1, std::memory_order_relaxed);
     if (s.ok()) {
@@ -982,7 +1021,9 @@ Result<std::optional<Entity>> Ledger::Get(const EntityKey& key, const Projection
   VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& head) -> Status {
     out.reset();
     VEIL_ASSIGN_OR_RETURN(auto found, store.GetEntities({key}));
-    if (!found.empty() && found[0].expires_block > head.number) out = std::move(found[0]);
+    if (!found.empty() && found[0].expires_block > ExpiryHeightOf(head)) {
+      out = std::move(found[0]);
+    }
     return Status::Ok();
   }));
   if (out) Project(&*out, projection);
@@ -999,20 +1040,22 @@ Result<QueryPage> Ledger::Query(std::string_view text, const QueryOptions& optio
   const Hash32 digest = CursorDigest(expr, options.projection);
   QueryPage out;
   VEIL_RETURN_IF_ERROR(RunRead([&](Store& store, const BlockHeader& h) -> Status {
-    VEIL_ASSIGN_OR_RETURN(out, QueryAt(store, h.number, expr, digest, options));
+    VEIL_ASSIGN_OR_RETURN(out, QueryAt(store, h, expr, digest, options));
     return Status::Ok();
   }));
   return out;
 }
 
-Result<QueryPage> Ledger::QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,
-                                  const Hash32& digest, const QueryOptions& options) const {
+Result<QueryPage> Ledger::QueryAt(Store& store, const BlockHeader& head_block,
+                                  const query::Expr& expr, const Hash32& digest,
+                                  const QueryOptions& options) const {
   const QueryLimits& ql = options_.limits.query;
+  const std::uint64_t head = head_block.number;
   QueryRequest req;
   req.filter = &expr;
   req.projection = options.projection;
   req.limit = options.limit;
-  req.at_block = options.at_block.value_or(head);
+  req.at.block = options.at_block.value_or(head);
   if (!options.cursor.empty()) {
     const std::string& c = options.cursor;
     Bytes raw(c.size() / 2);
@@ -1030,18 +1073,34 @@ Result<QueryPage> Ledger::QueryAt(Store& store, std::uint64_t head, const query:
     if (before == 0 || before > static_cast<std::uint64_t>(INT64_MAX)) {
       return InvalidArgument("malformed cursor");
     }
-    req.at_block = block;
+    req.at.block = block;
     req.before_id = static_cast<std::int64_t>(before);
   }
-  if (req.at_block > head) return InvalidArgument("block is in the future");
-  if (head - req.at_block > ql.cursor_lifetime_blocks) {
-    return FailedPrecondition("cursor expired: block " + std::to_string(req.at_block) +
+  if (req.at.block > head) return InvalidArgument("block is in the future");
+  // The expiry height of the block read at: on a slot clock from that block's own header (never
+  // from the cursor, which a client could forge to see entities long expired).
+  const std::uint64_t head_height = ExpiryHeightOf(head_block);
+  req.at.expiry = head_height;
+  if (req.at.block != head) {
+    if (expiry_clock_ms_ == 0) {
+      req.at.expiry = req.at.block;
+    } else {
+      VEIL_ASSIGN_OR_RETURN(auto pinned, store.GetBlock(req.at.block));
+      if (!pinned) return DataLoss("block " + std::to_string(req.at.block) + " is missing");
+      req.at.expiry = ExpiryHeightOf(*pinned);
+    }
+  }
+  // The sweeper keeps expired rows for cursor_lifetime_blocks units of the expiry clock: a read
+  // pinned further back, in blocks or in expiry height, could miss some.
+  if (head - req.at.block > ql.cursor_lifetime_blocks ||
+      head_height - req.at.expiry > ql.cursor_lifetime_blocks) {
+    return FailedPrecondition("cursor expired: block " + std::to_string(req.at.block) +
                               " is more than " + std::to_string(ql.cursor_lifetime_blocks) +
                               " blocks old");
   }
   VEIL_ASSIGN_OR_RETURN(auto page, store.Query(req));
   QueryPage out;
-  out.block = req.at_block;
+  out.block = req.at.block;
   out.cost.rows_scanned = page.stats.rows_scanned;
   out.cost.rows_returned = page.entities.size();
   out.cost.bytes_returned = page.stats.bytes_returned;
@@ -1049,7 +1108,7 @@ Result<QueryPage> Ledger::QueryAt(Store& store, std::uint64_t head, const query:
       1 + query::CountPredicates(expr) + out.cost.rows_returned + out.cost.bytes_returned / 1024;
   if (page.more && !page.entities.empty()) {
     Writer w(kCursorTag, kCursorVersion);
-    w.U64(req.at_block).U64(static_cast<std::uint64_t>(page.entities.back().id)).Fixed(digest);
+    w.U64(req.at.block).U64(static_cast<std::uint64_t>(page.entities.back().id)).Fixed(digest);
     out.cursor = ToHex(w.bytes());
   }
   out.entities = std::move(page.entities);
@@ -1065,11 +1124,12 @@ Result<CountResult> Ledger::Count(std::string_view text) {
     out = CountResult{};
     out.cost.query_units = 1 + query::CountPredicates(expr);
     out.block = head.number;
+    const ReadPoint at{head.number, ExpiryHeightOf(head)};
     if (expr.kind == query::Expr::Kind::kAll) {
-      VEIL_ASSIGN_OR_RETURN(out.count, store.LiveCount(out.block));
+      VEIL_ASSIGN_OR_RETURN(out.count, store.LiveCount(at.expiry));
       return Status::Ok();
     }
-    VEIL_ASSIGN_OR_RETURN(auto c, store.Count(expr, out.block, ql.count_cap));
+    VEIL_ASSIGN_OR_RETURN(auto c, store.Count(expr, at, ql.count_cap));
     out.count = c.count;
     out.capped = c.capped;
     out.cost.rows_scanned = c.stats.rows_scanned;
@@ -1087,7 +1147,7 @@ Result<std::string> Ledger::Explain(std::string_view text, const QueryOptions& o
     req.filter = &expr;
     req.projection = options.projection;
     req.limit = std::min(options.limit, options_.limits.query.max_page);
-    req.at_block = head.number;
+    req.at = {head.number, ExpiryHeightOf(head)};
     VEIL_ASSIGN_OR_RETURN(plan, store.Explain(req));
     return Status::Ok();
   }));
@@ -1103,7 +1163,8 @@ Result<std::string> Ledger::ExplainCount(std::string_view text) {
       plan = "counters: the stored entities less the expired ones not yet swept (no scan)\n";
       return Status::Ok();
     }
-    VEIL_ASSIGN_OR_RETURN(plan, store.ExplainCount(expr, head.number, ql.count_cap));
+    VEIL_ASSIGN_OR_RETURN(
+        plan, store.ExplainCount(expr, {head.number, ExpiryHeightOf(head)}, ql.count_cap));
     return Status::Ok();
   }));
   return "compiled: " + query::ToString(expr) + "\ncount cap: " + std::to_string(ql.count_cap) +
@@ -1113,8 +1174,9 @@ Result<std::string> Ledger::ExplainCount(std::string_view text) {
 Result<std::uint64_t> Ledger::Sweep(std::size_t max_rows) {
   const std::unique_lock<std::mutex> lock = LockForWrite();
   VEIL_RETURN_IF_ERROR(RefreshLocked());
+  // In units of the expiry clock (QueryAt's cursor check).
   const std::uint64_t lag = options_.limits.query.cursor_lifetime_blocks;
-  const std::uint64_t head = state_.head.number;
+  const std::uint64_t head = ExpiryHeightOf(state_.head);
   if (head < lag) return std::uint64_t{0};
   VEIL_ASSIGN_OR_RETURN(auto n, store_->Sweep(head - lag, max_rows));
   if (n > 0) cache_->ClearEntities();  // some of them may have been swept
@@ -1130,7 +1192,7 @@ Result<LedgerStats> Ledger::Stats() {
   s.stored_entities = state_.stored_entities;
   s.queued_txs = queue_.size();
   s.queued_bytes = queued_bytes_;
-  VEIL_ASSIGN_OR_RETURN(s.live_entities, store_->LiveCount(s.head));
+  VEIL_ASSIGN_OR_RETURN(s.live_entities, store_->LiveCount(ExpiryHeightOf(state_.head)));
   return s;
 }
 

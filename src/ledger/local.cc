@@ -18,6 +18,8 @@ Result<ChainInfo> LocalLedger::ChainInfo() {
   info.block_time_ms = ledger_->mode() == BlockMode::kTimed ? info.nominal_block_time_ms : 0;
   info.head_number = head.number;
   info.head_timestamp_ms = head.timestamp_ms;
+  info.expiry_clock_ms = ledger_->expiry_clock_ms();
+  info.head_expiry_height = ExpiryHeight(head, info.expiry_clock_ms);
   return info;
 }
 

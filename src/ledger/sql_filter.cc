@@ -447,11 +447,11 @@ std::string DriverIdColumn(const Driver& driver) { return driver.meta ? "a.id" :
 }  // namespace
 
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
-                          std::uint64_t at_block, std::uint64_t limit, bool read_rows,
-                          std::string* sql) {
+                          ReadPoint at, std::uint64_t limit, bool read_rows, std::string* sql) {
   // Placeholders bind in text order, so each part is compiled where its text goes (with
   // read_rows, the driver's entries in n and k, its matches again in A).
-  const auto at = [&]() { return dialect.Bind(query::Literal(at_block), false); };
+  const auto expiry = [&]() { return dialect.Bind(query::Literal(at.expiry), false); };
+  const auto block = [&]() { return dialect.Bind(query::Literal(at.block), false); };
   // "FROM <the driver's index rows> a WHERE <its conditions and the rest of the filter>".
   const bool row = ReadsEntityColumns(driver.rest, dialect);
   const auto matches = [&](std::string* out) -> Status {
@@ -469,11 +469,11 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     }
     return Status::Ok();
   };
-  // The walk of the backlog: the entities not live at `at_block` (through the expiry and
-  // creation indexes) that the whole filter accepts.
+  // The walk of the backlog: the entities not live at `at` (through the expiry and creation
+  // indexes) that the whole filter accepts.
   const auto walk = [&](std::string* out) -> Status {
-    VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
-    VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
+    VEIL_ASSIGN_OR_RETURN(const std::string at1, expiry());
+    VEIL_ASSIGN_OR_RETURN(const std::string at2, block());
     *out += "(SELECT count(*) FROM entities e WHERE (e.expires_block <= " + at1 +
             " OR e.created_block > " + at2 + ") AND ";
     VEIL_RETURN_IF_ERROR(CompileFilter(filter, dialect, out, ProbeRef("e.id")));
@@ -497,7 +497,7 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     return Status::Ok();
   }
   // b: the expired entities not yet swept, from the expiry buckets.
-  VEIL_ASSIGN_OR_RETURN(const std::string at_b, at());
+  VEIL_ASSIGN_OR_RETURN(const std::string at_b, expiry());
   *sql +=
       "WITH b(n) AS MATERIALIZED (SELECT CAST(coalesce(sum(n), 0) AS bigint) FROM expiry "
       "WHERE block <= " +
@@ -517,8 +517,8 @@ Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDi
     VEIL_RETURN_IF_ERROR(
         CompileFilter(driver.rest, dialect, &rest_test, ProbeRef(row ? "e.id" : nid)));
   }
-  VEIL_ASSIGN_OR_RETURN(const std::string at1, at());
-  VEIL_ASSIGN_OR_RETURN(const std::string at2, at());
+  VEIL_ASSIGN_OR_RETURN(const std::string at1, expiry());
+  VEIL_ASSIGN_OR_RETURN(const std::string at2, block());
   std::string live = "(SELECT " + dialect.Unindexed("x.expires_block", true) + " > " + at1 +
                      " AND " + dialect.Unindexed("x.created_block", true) + " <= " + at2 +
                      " FROM entities x WHERE x.id = " + nid + ")";

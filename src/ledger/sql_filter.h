@@ -20,6 +20,7 @@
 
 #include "veil/base/result.h"
 #include "veil/ledger/query.h"
+#include "veil/ledger/store.h"
 
 namespace veil::ledger::sql {
 
@@ -175,10 +176,10 @@ Result<std::optional<std::size_t>> FewestByDoubling(
 // `e.` directly), so it cannot be evaluated from an id alone.
 bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 
-// The count of a filter's live matches at `at_block`, capped, without reading an entity row per
+// The count of a filter's live matches at `at`, capped, without reading an entity row per
 // match: one statement returning two columns, A = the driver's index entries whose entities pass
 // the rest (probed; live or not), at most `limit` + D, and D = the matches among the entities
-// that are not live at `at_block` (expired but not yet swept, or created later: few, found
+// that are not live at `at` (expired but not yet swept, or created later: few, found
 // through the expiry and creation indexes). The live count is A - D; it exceeds `limit` - 1
 // exactly when A - D does. D is computed once (a materialised CTE). With `read_rows`, the live
 // matches among the driver's first `backlog` entries (the expired, unswept entities, from the
@@ -193,7 +194,6 @@ bool ReadsEntityColumns(const query::Expr& filter, const SqlDialect& dialect);
 // CTEs more (on PostgreSQL, which plans every count, 0.15-0.2 ms a count), worth it only beside a
 // backlog (kCountRowsBacklog).
 Status CompileDrivenCount(const query::Expr& filter, const Driver& driver, SqlDialect& dialect,
-                          std::uint64_t at_block, std::uint64_t limit, bool read_rows,
-                          std::string* sql);
+                          ReadPoint at, std::uint64_t limit, bool read_rows, std::string* sql);
 
 }  // namespace veil::ledger::sql

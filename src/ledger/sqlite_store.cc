@@ -638,8 +638,8 @@ class SqliteStore final : public Store {
 
   // Count's statement: by the driver with the fewest index entries (choosing it reads up to
   // cap + 1 entries of each; `scanned` adds them), else a scan of the live entities.
-  Result<Compiled> CompileCount(const query::Expr& filter, std::uint64_t at_block,
-                                std::uint64_t cap, std::uint64_t* scanned, bool* driven) {
+  Result<Compiled> CompileCount(const query::Expr& filter, ReadPoint at, std::uint64_t cap,
+                                std::uint64_t* scanned, bool* driven) {
     Compiled c;
     std::vector<sql::Driver> drivers = sql::Drivers(filter);
     *driven = !drivers.empty();
@@ -651,13 +651,13 @@ class SqliteStore final : public Store {
       // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
       Dialect d(&c.params);
       // Always reading the rows of few matches: the longer statement costs SQLite 1-4 us.
-      Check(sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1,
+      Check(sql::CompileDrivenCount(filter, drivers[which], d, at, cap + 1,
                                     /*read_rows=*/true, &c.sql));
     } else {
       c.sql =
           "SELECT count(*) FROM (SELECT 1 FROM entities e WHERE +e.expires_block > ? AND "
           "+e.created_block <= ? AND (";
-      c.params = {I64(at_block), I64(at_block)};
+      c.params = {I64(at.expiry), I64(at.block)};
       CompileExpr(filter, &c);
       c.sql += ") LIMIT ?)";
       c.params.push_back(I64(cap + 1));
@@ -665,17 +665,15 @@ class SqliteStore final : public Store {
     return c;
   }
 
-  Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
-                           std::uint64_t cap) override {
+  Result<StoreCount> Count(const query::Expr& filter, ReadPoint at, std::uint64_t cap) override {
     BudgetScope budget(*this);
-    return budget.Map(CountRead(filter, at_block, cap));
+    return budget.Map(CountRead(filter, at, cap));
   }
 
-  Result<StoreCount> CountRead(const query::Expr& filter, std::uint64_t at_block,
-                               std::uint64_t cap) {
+  Result<StoreCount> CountRead(const query::Expr& filter, ReadPoint at, std::uint64_t cap) {
     std::uint64_t scanned = 0;
     bool driven = false;
-    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap, &scanned, &driven));
+    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at, cap, &scanned, &driven));
     std::uint64_t nonlive = 0;
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(c.sql));
     BindAll(s, c.params);
@@ -695,7 +693,7 @@ class SqliteStore final : public Store {
     return out;
   }
 
-  Result<std::uint64_t> LiveCount(std::uint64_t at_block) override {
+  Result<std::uint64_t> LiveCount(std::uint64_t expiry) override {
     // One statement, so one snapshot of both counters (a reader connection runs beside the
     // writer). The expiry sum is bounded: the sweeper removes buckets more than
     // cursor_lifetime_blocks old.
@@ -703,7 +701,7 @@ class SqliteStore final : public Store {
     static const std::string kSql = std::string("SELECT ") + kStoredEntitiesSql +
                                     ", (SELECT coalesce(sum(n), 0) FROM expiry WHERE block <= ?)";
     VEIL_ASSIGN_OR_RETURN(auto s, Prepare(kSql));
-    s.Int(1, I64(at_block));
+    s.Int(1, I64(expiry));
     if (s.Step()) {
       if (s.ColInt(0) < 0) return DataLoss("more entities swept than created");
       stored = s.ColU64(0);
@@ -786,15 +784,14 @@ class SqliteStore final : public Store {
     return out + collect;
   }
 
-  Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+  Result<std::string> ExplainCount(const query::Expr& filter, ReadPoint at,
                                    std::uint64_t cap) override {
     ReadSnapshot snapshot(*this);
     BudgetScope budget(*this);
     return budget.Map([&]() -> Result<std::string> {
       std::uint64_t scanned = 0;
       bool driven = false;
-      VEIL_ASSIGN_OR_RETURN(const Compiled c,
-                            CompileCount(filter, at_block, cap, &scanned, &driven));
+      VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at, cap, &scanned, &driven));
       return ExplainCompiled(c);
     }());
   }
@@ -823,6 +820,26 @@ class SqliteStore final : public Store {
     }
     VEIL_RETURN_IF_ERROR(s.status());
     return out;
+  }
+
+  // The expiry clock in meta ('expiry_clock_ms').
+  Result<std::optional<std::uint64_t>> LoadExpiryClock() override {
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("SELECT value FROM meta WHERE name = 'expiry_clock_ms'"));
+    std::optional<std::uint64_t> out;
+    if (s.Step()) {
+      if (s.ColInt(0) < 0) return DataLoss("ledger meta table: negative expiry clock");
+      out = s.ColU64(0);
+    }
+    VEIL_RETURN_IF_ERROR(s.status());
+    return out;
+  }
+
+  Status RecordExpiryClock(std::uint64_t ms) override {
+    VEIL_ASSIGN_OR_RETURN(auto s, Prepare("INSERT INTO meta(name, value) VALUES('expiry_clock_ms', "
+                                          "?) ON CONFLICT(name) DO NOTHING"));
+    s.Int(1, I64(ms));
+    (void)s.Step();
+    return s.status();
   }
 
   Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) override {
@@ -1332,8 +1349,8 @@ class SqliteStore final : public Store {
     // The unary + keeps the planner off the expiry and creation indexes for the liveness terms,
     // which match nearly every row; the filter's own predicates choose the index.
     c.sql += "+e.expires_block > ? AND +e.created_block <= ?";
-    c.params.push_back(I64(r.at_block));
-    c.params.push_back(I64(r.at_block));
+    c.params.push_back(I64(r.at.expiry));
+    c.params.push_back(I64(r.at.block));
     const char* id = joined ? "a.entity_id" : "e.id";
     if (walk) {
       c.sql += " AND e.id < ? AND e.id >= ?";

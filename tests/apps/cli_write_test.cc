@@ -48,6 +48,13 @@ std::string ReadFile(const std::filesystem::path& p) {
 
 class CliWriteTest : public ::testing::Test {
  protected:
+  // The slot of now on the default instant chain's expiry clock (2 s).
+  static std::uint64_t SlotNow() {
+    return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          std::chrono::system_clock::now().time_since_epoch())
+                                          .count()) /
+           2000;
+  }
   void SetUp() override {
     dir_ = scratch_.path();
     store_ = "sqlite:" + (dir_ / "chain.db").string();
@@ -106,8 +113,12 @@ TEST_F(CliWriteTest, KeygenWritesAPrivateFileOnce) {
 // Create with a payload and attributes, then find it with the inspection verbs; update, extend,
 // transfer (to a composite key) and delete it, each receipt's nonce the next one.
 TEST_F(CliWriteTest, CreateThenQueryItBackFromTheShell) {
+  // The chain the CLI makes on --store is instant: it counts expiry in 2 s slots of its blocks'
+  // timestamps, so `--expires-in 100` is 100 slots after the slot of now.
+  std::uint64_t slot_before = SlotNow();
   CliRun r = Store({"create", "--key", key_, "--payload", "hello", "--attr", "kind=doc", "--num",
                     "n=5", "--expires-in", "100"});
+  std::uint64_t slot_after = SlotNow();
   ASSERT_EQ(r.code, 0) << r.err;
   Json receipt = r.json();
   ASSERT_EQ(receipt["status"]["code"], "ok") << r.out;
@@ -123,7 +134,9 @@ TEST_F(CliWriteTest, CreateThenQueryItBackFromTheShell) {
   EXPECT_EQ(page["entities"][0]["key"], key);
   EXPECT_EQ(page["entities"][0]["owner"], address_);
   EXPECT_EQ(page["entities"][0]["payload"], "0x68656c6c6f");  // "hello"
-  EXPECT_EQ(page["entities"][0]["expiresAt"], receipt["block"].get<int>() + 100);
+  const std::uint64_t expires = page["entities"][0]["expiresAt"].get<std::uint64_t>();
+  EXPECT_GE(expires, slot_before + 100);
+  EXPECT_LE(expires, slot_after + 100);
 
   std::ofstream(dir_ / "payload.bin", std::ios::binary) << std::string("\x00\x01\x02", 3);
   r = Store({"update", key, "--key", key_, "--num", "n=6", "--unset", "kind", "--payload-file",
@@ -138,9 +151,14 @@ TEST_F(CliWriteTest, CreateThenQueryItBackFromTheShell) {
   EXPECT_EQ(e["attributes"].size(), 1u);
   EXPECT_EQ(e["attributes"][0]["value"], 6);
 
-  r = Store({"extend", key, "--key", key_, "--expires-in", "1000"});
+  // A lifetime as a duration: 1 h is 1,800 slots of 2 s.
+  slot_before = SlotNow();
+  r = Store({"extend", key, "--key", key_, "--expires-in", "1h"});
+  slot_after = SlotNow();
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(Store({"entity", key}).json()["expiresAt"], r.json()["block"].get<int>() + 1000);
+  const std::uint64_t extended = Store({"entity", key}).json()["expiresAt"].get<std::uint64_t>();
+  EXPECT_GE(extended, slot_before + 1800);
+  EXPECT_LE(extended, slot_after + 1800);
 
   const std::string bob_key = (dir_ / "bob.key").string();
   r = Cli(dir_, {"keygen", "--out", bob_key, "--scheme", "composite"});
@@ -237,6 +255,11 @@ TEST_F(CliWriteTest, BadInputIsAClearErrorAndChangesNothing) {
       {{"create", "--expires-in", "10", "--attr", "noequals"}, "expected NAME=VALUE"},
       {{"create", "--expires-in", "10", "--attr", "Upper=1"}, "attribute name"},
       {{"create", "--expires-in", "0"}, "at least 1 block"},
+      {{"create", "--expires-in", "0s"}, "at least 1 block"},
+      {{"create", "--expires-in", "3w"}, "one of s, m, h, d"},
+      {{"create", "--expires-in", "soon"}, "a count of blocks or a duration"},
+      {{"create", "--expires-in", "-5"}, "a count of blocks or a duration"},
+      {{"create", "--expires-in", "18446744073709551615d"}, "too long"},
       {{"create", "--expires-in", "10", "--payload-file", "/nonexistent/x"}, "cannot open"},
       {{"update", "0x12", "--num", "a=1"}, "key"},
       {{"update", "0x" + std::string(64, '1')}, "nothing to change"},

@@ -35,6 +35,7 @@ class ClientRemoteTest : public ::testing::Test {
     NodeOptions o;
     o.store = "sqlite::memory:";
     o.block_time = block_time;
+    o.expiry_clock = ledger::ExpiryClock::kBlocks;  // the tests give small expiry blocks
     StartNode(o, &node_, &api_);
   }
   void TearDown() override {

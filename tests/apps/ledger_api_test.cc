@@ -14,8 +14,8 @@
 #include <set>
 
 #include "apps_test_util.h"
-#include "support/scratch_dir.h"
 #include "net/raw_connection.h"
+#include "support/scratch_dir.h"
 #include "veil/ledger/admin.h"
 #include "veil/ledger/api.h"
 #include "veil/ledger/json.h"
@@ -36,12 +36,16 @@ class LedgerApiTest : public ::testing::TestWithParam<Mode> {
     if (GetParam() == Mode::kLocal) {
       auto store = OpenStore("sqlite::memory:");
       ASSERT_TRUE(store.ok()) << store.status().ToString();
-      auto l = ledger::Ledger::Open(std::move(*store), ledger::LedgerOptions{});
+      // These tests give small expiry blocks: a chain that counts expiry in blocks.
+      ledger::LedgerOptions lo;
+      lo.expiry_clock = ledger::ExpiryClock::kBlocks;
+      auto l = ledger::Ledger::Open(std::move(*store), lo);
       ASSERT_TRUE(l.ok()) << l.status().ToString();
       admin_ = std::make_shared<ledger::LocalLedger>(std::move(*l));
     } else {
       NodeOptions o;
       o.store = "sqlite::memory:";
+      o.expiry_clock = ledger::ExpiryClock::kBlocks;
       std::unique_ptr<ledger::RemoteLedger> remote;
       ASSERT_NO_FATAL_FAILURE(StartNode(o, &node_, &remote));
       admin_ = std::move(remote);
@@ -458,6 +462,14 @@ TEST_P(ChainInfoTest, Timed) {
   EXPECT_EQ(info->head_number, 1u);
   EXPECT_EQ(info->head_timestamp_ms, head->timestamp_ms);
   EXPECT_GT(info->head_timestamp_ms, 0u);
+  // A timed chain counts expiry in its blocks.
+  EXPECT_EQ(info->expiry_clock_ms, 0u);
+  EXPECT_EQ(info->head_expiry_height, 1u);
+  // A lifetime of 2.5 blocks from the head's moment: 3 blocks after the head.
+  EXPECT_EQ(info->ExpiryFor(info->head_timestamp_ms, 9'000'000), 1u + 3u);
+  // From the head, whatever `now` (a timed node seals a block every block time: its head is
+  // less than one old).
+  EXPECT_EQ(info->ExpiryFor(info->head_timestamp_ms + 1000, 3'600'000), 1u + 1u);
 }
 
 TEST_P(ChainInfoTest, InstantWithADeclaredBlockTime) {
@@ -468,6 +480,35 @@ TEST_P(ChainInfoTest, InstantWithADeclaredBlockTime) {
   EXPECT_EQ(info->nominal_block_time_ms, 1500u);
   EXPECT_EQ(info->limits, limits_);
   EXPECT_EQ(info->chain_id, 1u);
+  // An instant chain counts expiry in slots of its nominal block time.
+  EXPECT_EQ(info->expiry_clock_ms, 1500u);
+  EXPECT_EQ(info->head_expiry_height, info->head_timestamp_ms / 1500);
+  // The slot of `now`, plus the lifetime in slots rounded up (at least one).
+  const std::uint64_t now = 1'800'000'000'000;  // 1,200,000,000 slots
+  EXPECT_EQ(info->ExpiryFor(now, 3000), 1'200'000'000u + 2u);
+  EXPECT_EQ(info->ExpiryFor(now, 3001), 1'200'000'000u + 3u);
+  EXPECT_EQ(info->ExpiryFor(now, 1), 1'200'000'000u + 1u);
+  EXPECT_EQ(info->ExpiryFor(now, 0), 1'200'000'000u + 1u);
+  EXPECT_EQ(info->ExpiryFor(now + 1499, 3000), 1'200'000'000u + 2u);
+
+  // A transaction's expiry counts against the slot of its block, not the block number: an
+  // entity set to expire at a block number that has long passed as a slot is refused.
+  Wallet w;
+  auto r = api_->Submit(Sign(w, {Create(100)}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_FALSE(r->status.ok());
+  EXPECT_NE(r->status.message().find("expiry height"), std::string::npos) << r->status.ToString();
+  const std::uint64_t expires = info->ExpiryFor(
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count()),
+      60'000);
+  w.client.SetNextNonce(0);  // the refused transaction used no nonce
+  r = api_->Submit(Sign(w, {Create(expires)}));
+  ASSERT_TRUE(r.ok() && r->status.ok()) << (r.ok() ? r->status : r.status()).ToString();
+  auto got = api_->Get(r->created.at(0));
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ((*got)->expires_block, expires);
 }
 
 TEST_P(ChainInfoTest, ANominalBlockTimeOfZeroIsRefused) {
@@ -559,6 +600,7 @@ bool IsPending(const nlohmann::json& reply) {
 
 // A node holding 4,000 entities, for reads that cost something.
 std::unique_ptr<Node> StartFilledNode(NodeOptions o) {
+  o.expiry_clock = ledger::ExpiryClock::kBlocks;  // Create(100'000) below
   auto n = Node::Start(std::move(o));
   EXPECT_TRUE(n.ok()) << n.status().ToString();
   if (!n.ok()) return nullptr;

@@ -35,6 +35,7 @@ class ClientTest : public ::testing::Test {
     LedgerOptions o;
     o.chain_id = kChain;
     o.mode = mode;
+    o.expiry_clock = expiry_clock_;
     auto l = Ledger::Open(std::move(store).value(), o);
     ASSERT_TRUE(l.ok()) << l.status().ToString();
     ledger_ = std::shared_ptr<Ledger>(std::move(l).value());
@@ -65,6 +66,8 @@ class ClientTest : public ::testing::Test {
   }
 
   crypto::Ed25519SigningKey key_ = crypto::Ed25519SigningKey::Generate();
+  // The nonce tests give small expiry blocks: block numbers (the lease-clock tests set kAuto).
+  ExpiryClock expiry_clock_ = ExpiryClock::kBlocks;
   std::shared_ptr<Ledger> ledger_;
   std::unique_ptr<LocalLedger> api_;
   std::thread sealer_;
@@ -300,6 +303,28 @@ TEST_F(ClientTest, OneClientSharedByThreads) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(AccountNonce(c.address()), 30u);
+}
+
+// A lifetime becomes an expiry on the chain's clock: an instant chain's slots of its nominal
+// block time (2 s), from the slot of `now`, rounded up.
+TEST_F(ClientTest, ExpiryForALifetime) {
+  expiry_clock_ = ExpiryClock::kAuto;
+  Open();
+  Client c(*api_, SignerOf(key_));
+  const std::chrono::system_clock::time_point now(std::chrono::milliseconds(1'800'000'001'000));
+  EXPECT_EQ(*c.ExpiryFor(60s, now), 900'000'000u + 30u);
+  EXPECT_EQ(*c.ExpiryFor(61s, now), 900'000'000u + 31u);
+  EXPECT_EQ(c.ExpiryFor(0ms, now).status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(c.ExpiryFor(-1ms, now).status().code(), Code::kInvalidArgument);
+  // From the real now: the entity lands and lives.
+  auto expires = c.ExpiryFor(60s);
+  ASSERT_TRUE(expires.ok()) << expires.status().ToString();
+  auto r = c.Create(Create(*expires));
+  ASSERT_TRUE(Landed(r));
+  EXPECT_TRUE(api_->Get(r->created.at(0))->has_value());
+  // An offline client has no chain to ask.
+  Client offline = Client::Offline(SignerOf(key_), kChain);
+  EXPECT_EQ(offline.ExpiryFor(60s).status().code(), Code::kFailedPrecondition);
 }
 
 TEST_F(ClientTest, TimedLedgerReceiptIsWaitedFor) {

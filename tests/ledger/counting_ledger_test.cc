@@ -20,6 +20,7 @@ class CountingLedgerTest : public LedgerTest {
     o.chain_id = 42;
     o.limits = limits_;
     o.clock_ms = [this] { return ++clock_; };
+    o.expiry_clock = expiry_clock_;
     o.signature_check = check;
     auto l = Ledger::Open(std::move(counting), o);
     EXPECT_TRUE(l.ok()) << l.status().ToString();

@@ -470,6 +470,87 @@ TEST_P(LedgerTest, PatchOverAttributeLimit) {
   EXPECT_TRUE(Submit(a, {u}).status.ok());
 }
 
+// The lease clock on an instant chain (ExpiryClock::kSlots): expiry counts 1 s slots of the block
+// timestamps, not blocks. Blocks sealed within one slot leave an entity live however many there
+// are; an empty block sealed once its slot has come (SealIfExpiryDue) hides it from every read,
+// and the sweeper keeps it for the cursor lifetime counted in slots.
+TEST_P(LedgerTest, SlotClockCountsTimeNotBlocks) {
+  expiry_clock_ = ExpiryClock::kSlots;
+  nominal_block_time_ms_ = 1000;
+  clock_ = 5'000'000;  // slot 5000 (each read of the clock adds 1 ms)
+  Open();
+  EXPECT_EQ(ledger_->expiry_clock_ms(), 1000u);
+  EXPECT_FALSE(*ledger_->SealIfExpiryDue());  // nothing to expire
+  Wallet a;
+  // An expiry at or before the slot of the block is refused, whatever the block number.
+  auto refused = Submit(a, {Create(5000)});
+  EXPECT_EQ(refused.status.code(), Code::kInvalidArgument) << refused.status.ToString();
+  const EntityKey short_lived = MustCreate(a, Create(5003, {Attribute::Str("t", "x")}));
+  const EntityKey long_lived = MustCreate(a, Create(5100, {Attribute::Str("t", "x")}));
+  // Many blocks in one slot: still live (on block numbers it would have expired at block 5003).
+  for (int i = 0; i < 20; ++i) MustCreate(a, Create(5100));
+  EXPECT_TRUE(Get(short_lived).has_value());
+  EXPECT_EQ(CountOf("t = \"x\""), 2u);
+  EXPECT_EQ(CountOf("*"), 22u);
+  EXPECT_FALSE(*ledger_->SealIfExpiryDue());  // its slot has not come
+  // Its slot comes: the next block (an empty one, sealed because the expiry fell due) hides it.
+  clock_ = 5'003'000;
+  const std::uint64_t head = Head();
+  EXPECT_TRUE(Get(short_lived).has_value());  // the head is still in slot 5000
+  EXPECT_TRUE(*ledger_->SealIfExpiryDue());
+  EXPECT_EQ(Head(), head + 1);
+  EXPECT_FALSE(*ledger_->SealIfExpiryDue());  // once
+  EXPECT_FALSE(Get(short_lived).has_value());
+  EXPECT_TRUE(Get(long_lived).has_value());
+  EXPECT_EQ(CountOf("t = \"x\""), 1u);
+  EXPECT_EQ(CountOf("*"), 21u);
+  EXPECT_EQ(Keys("t = \"x\""), std::set<EntityKey>{long_lived});
+  EXPECT_EQ(ledger_->Stats()->live_entities, 21u);
+  // An update or extend of the expired entity is refused; an extension counts in slots.
+  EXPECT_EQ(Submit(a, {ExtendOp{short_lived, 6000}}).status.code(), Code::kFailedPrecondition);
+  EXPECT_TRUE(Submit(a, {ExtendOp{long_lived, 5200}}).status.ok());
+  EXPECT_EQ(Get(long_lived)->expires_block, 5200u);
+  // Kept for the cursor lifetime (5 slots after its expiry), then swept, however many blocks.
+  EXPECT_EQ(*ledger_->Sweep(100), 0u);
+  for (int i = 0; i < 10; ++i) MustCreate(a, Create(5100));
+  EXPECT_EQ(*ledger_->Sweep(100), 0u);
+  clock_ = 5'008'000;
+  MustCreate(a, Create(5100));
+  EXPECT_EQ(*ledger_->Sweep(100), 1u);
+  EXPECT_TRUE(ledger_->VerifyChain().ok());
+}
+
+// A cursor names its block, never its expiry height: the height comes from the block's own
+// timestamp, and a page pinned further back than the cursor lifetime in slots is refused, however
+// few blocks ago it was.
+TEST_P(LedgerTest, SlotClockCursorsArePinnedToTheirBlocksSlot) {
+  expiry_clock_ = ExpiryClock::kSlots;
+  nominal_block_time_ms_ = 1000;
+  clock_ = 7'000'000;
+  Open();
+  Wallet a;
+  for (int i = 0; i < 6; ++i) MustCreate(a, Create(7002, {Attribute::Num("n", 1)}));
+  QueryOptions o;
+  o.limit = 2;
+  auto first = ledger_->Query("n = 1", o);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->entities.size(), 2u);
+  ASSERT_FALSE(first->cursor.empty());
+  // Their slot comes and goes: a page from the cursor still sees them, as of its block.
+  clock_ = 7'002'000;
+  ASSERT_TRUE(*ledger_->SealIfExpiryDue());
+  EXPECT_EQ(CountOf("n = 1"), 0u);
+  o.cursor = first->cursor;
+  auto second = ledger_->Query("n = 1", o);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->entities.size(), 2u);
+  // Past the cursor lifetime in slots (5), one block later: refused.
+  clock_ = 7'010'000;
+  Advance(1);
+  auto stale = ledger_->Query("n = 1", o);
+  EXPECT_EQ(stale.status().code(), Code::kFailedPrecondition) << stale.status().ToString();
+}
+
 TEST_P(LedgerTest, ExpiryHidesAtOnceAndSweeperRemoves) {
   Open();
   Wallet a;

@@ -222,6 +222,8 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
     o.limits = limits_;
     o.mode = mode;
     o.clock_ms = [this] { return ++clock_; };
+    o.expiry_clock = expiry_clock_;
+    o.nominal_block_time_ms = nominal_block_time_ms_;
     // Reads on reader connections wherever the store has them (a file, PostgreSQL), so every
     // read test covers them; SqliteMemory covers reads on the writer's connection.
     o.read_connections = GetParam().kind == BackendKind::kSqliteMemory ? 0 : 2;
@@ -385,6 +387,10 @@ class LedgerTest : public ::testing::TestWithParam<Backend> {
   int sqlite_page_size_ = SqliteOptions{}.page_size;
   Limits limits_;
   std::atomic<std::uint64_t> clock_ = 1000;
+  // Most tests count expiry in blocks (each transaction a block); the lease-clock tests set
+  // kSlots and move clock_ themselves.
+  ExpiryClock expiry_clock_ = ExpiryClock::kBlocks;
+  std::uint64_t nominal_block_time_ms_ = 2000;
   std::unique_ptr<Ledger> ledger_;
   // ClientOf's: an api over ledger_ (made for api_of_), the clients over it by address, and the
   // keys this test has used.
@@ -497,18 +503,21 @@ class CountingStore : public Store {
   }
   std::uint64_t RoundTrips() const override { return inner_->RoundTrips(); }
   Result<StorePage> Query(const QueryRequest& r) override { return inner_->Query(r); }
-  Result<StoreCount> Count(const query::Expr& f, std::uint64_t at, std::uint64_t cap) override {
+  Result<StoreCount> Count(const query::Expr& f, ReadPoint at, std::uint64_t cap) override {
     return inner_->Count(f, at, cap);
   }
   Result<std::uint64_t> LiveCount(std::uint64_t at) override { return inner_->LiveCount(at); }
   Result<std::string> Explain(const QueryRequest& r) override { return inner_->Explain(r); }
-  Result<std::string> ExplainCount(const query::Expr& f, std::uint64_t at,
-                                   std::uint64_t cap) override {
+  Result<std::string> ExplainCount(const query::Expr& f, ReadPoint at, std::uint64_t cap) override {
     return inner_->ExplainCount(f, at, cap);
   }
   Result<std::uint64_t> Sweep(std::uint64_t up_to, std::size_t max_rows) override {
     return inner_->Sweep(up_to, max_rows);
   }
+  Result<std::optional<std::uint64_t>> LoadExpiryClock() override {
+    return inner_->LoadExpiryClock();
+  }
+  Status RecordExpiryClock(std::uint64_t ms) override { return inner_->RecordExpiryClock(ms); }
   Result<std::optional<BlockHeader>> GetBlock(std::uint64_t n) override {
     return inner_->GetBlock(n);
   }

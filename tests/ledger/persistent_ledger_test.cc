@@ -17,6 +17,34 @@ void Tamper(const std::string& path, const std::string& sql) {
   sqlite3_close(db);
 }
 
+// The expiry clock is the chain's, fixed at genesis: reopened with other options, a chain keeps
+// it; a chain without one recorded (made before the clock existed) counts expiry in blocks.
+TEST_P(PersistentLedgerTest, TheExpiryClockIsFixedAtGenesis) {
+  expiry_clock_ = ExpiryClock::kSlots;
+  nominal_block_time_ms_ = 1000;
+  Open();
+  EXPECT_EQ(ledger_->expiry_clock_ms(), 1000u);
+  expiry_clock_ = ExpiryClock::kBlocks;
+  nominal_block_time_ms_ = 2000;
+  Open();
+  EXPECT_EQ(ledger_->expiry_clock_ms(), 1000u);
+  Open(BlockMode::kTimed);
+  EXPECT_EQ(ledger_->expiry_clock_ms(), 1000u);
+  Close();
+  if (GetParam().kind == BackendKind::kPostgres) {
+    PgPeek(schema_).Exec("DROP TABLE chain_params");
+  } else {
+    Tamper(path_, "DELETE FROM meta WHERE name = 'expiry_clock_ms'");
+  }
+  expiry_clock_ = ExpiryClock::kSlots;
+  Open();
+  EXPECT_EQ(ledger_->expiry_clock_ms(), 0u);
+  Wallet a;
+  const EntityKey k = MustCreate(a, Create(Head() + 2));
+  Advance(1);
+  EXPECT_FALSE(Get(k).has_value());  // block numbers: expired at block 2
+}
+
 TEST_P(PersistentLedgerTest, VerifyChainDetectsTampering) {
   struct Case {
     const char* sqlite;    // nullptr: a PostgreSQL-only case

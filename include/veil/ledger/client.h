@@ -141,6 +141,13 @@ class Client {
   void SetNextNonce(std::uint64_t nonce);
   // The ledger's chain id (read once).
   Result<std::uint64_t> ChainId();
+  // The lease clock (docs/architecture.md): the expires_block for an entity that is to live
+  // `lifetime` from `now`, on the chain's expiry clock (ChainInfo::ExpiryFor, on the ledger's
+  // ChainInfo read now). A product gives the guardians the same `now` and lifetime, so the
+  // record's data and its key shares expire within one block of each other.
+  Result<std::uint64_t> ExpiryFor(
+      std::chrono::milliseconds lifetime,
+      std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
  private:
   struct State;

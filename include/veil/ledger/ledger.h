@@ -80,6 +80,15 @@ enum class BlockMode : std::uint8_t { kInstant, kTimed };
 //     path above).
 enum class SignatureCheck { kFirst, kDeferWhenIdle, kDeferAlways };
 
+// The expiry clock of a chain this node creates (ExpiryHeight in types.h; docs/architecture.md,
+// "The lease clock"). A chain keeps the clock it was created with: the option counts only at
+// genesis, and a chain made before the clock existed counts on its block numbers.
+//   kAuto: slots of nominal_block_time_ms for an instant chain, block numbers for a timed one.
+//   kBlocks: block numbers in either mode (Arkiv's rule, under which an instant chain's block
+//     count is a transaction count: for tests that count expiry in transactions).
+//   kSlots: slots of nominal_block_time_ms in either mode.
+enum class ExpiryClock { kAuto, kBlocks, kSlots };
+
 struct LedgerOptions {
   std::uint64_t chain_id = 1;
   Limits limits = Limits::Arkiv();
@@ -97,6 +106,7 @@ struct LedgerOptions {
   // clients that turn lifetimes in blocks into durations (the node's --nominal-block-time;
   // Arkiv's blocks come every 2 s). Positive.
   std::uint64_t nominal_block_time_ms = 2000;
+  ExpiryClock expiry_clock = ExpiryClock::kAuto;
 };
 
 struct SealResult {
@@ -139,6 +149,11 @@ class Ledger {
   Result<TxReceipt> Submit(ByteView encoded);
   // Seals one block: the queued transactions (timed) or none (instant: advances the chain).
   Result<SealResult> SealBlock();
+  // Instant mode on a slot clock: seals an empty block when an entity live at the head has
+  // expired by now (the clock's slot has reached its expires_block), so that on an idle chain it
+  // leaves reads within one slot of its time; true if it sealed. The node calls it every slot;
+  // in timed mode (and on block numbers) it does nothing, as the blocks come anyway.
+  Result<bool> SealIfExpiryDue();
 
   Result<std::optional<Entity>> Get(const EntityKey& key,
                                     const Projection& projection = Projection::All());
@@ -191,6 +206,11 @@ class Ledger {
   BlockMode mode() const { return options_.mode; }
   std::uint64_t chain_id() const { return options_.chain_id; }
   std::uint64_t nominal_block_time_ms() const { return options_.nominal_block_time_ms; }
+  // The chain's expiry clock, as stored at its genesis (0: block numbers).
+  std::uint64_t expiry_clock_ms() const { return expiry_clock_ms_; }
+  std::uint64_t ExpiryHeightOf(const BlockHeader& h) const {
+    return ExpiryHeight(h, expiry_clock_ms_);
+  }
 
  private:
   struct Pending {
@@ -242,7 +262,7 @@ class Ledger {
   void PrefetchLocked(std::span<const Pending* const> txs);
   class RetryLock;
   // Query's page from `store` with the head it reads at.
-  Result<QueryPage> QueryAt(Store& store, std::uint64_t head, const query::Expr& expr,
+  Result<QueryPage> QueryAt(Store& store, const BlockHeader& head, const query::Expr& expr,
                             const Hash32& digest, const QueryOptions& options) const;
   // Runs `read(store, head)` on a reader connection with the head it reads at, or on the writer's
   // store under mu_ where there is none (ledger_reads.cc). `read` may run twice (the second run
@@ -286,6 +306,7 @@ class Ledger {
   mutable std::mutex mu_;
   std::unique_ptr<Store> store_;
   LedgerOptions options_;
+  std::uint64_t expiry_clock_ms_ = 0;  // set once by Open
   ChainState state_;
   // state_.head as of the last change, readable without waiting for a write in progress.
   mutable std::mutex head_mu_;

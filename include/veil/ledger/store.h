@@ -83,10 +83,18 @@ BlockWrite NetBlockWrite(std::span<const BlockWrite> writes);
 // parent hash): checked by the stores before a group reaches the database.
 Status CheckConsecutive(std::span<const BlockWrite> writes);
 
+// Where a read stands: live means created_block <= block and expires_block > expiry, the expiry
+// height of that block on the chain's clock (ExpiryHeight; the block number itself on a chain
+// that counts expiry in blocks).
+struct ReadPoint {
+  std::uint64_t block = 0;
+  std::uint64_t expiry = 0;
+};
+
 struct QueryRequest {
   const query::Expr* filter = nullptr;
   Projection projection;
-  std::uint64_t at_block = 0;  // live means expires_block > at_block, created_block <= at_block
+  ReadPoint at;
   std::int64_t before_id = 0;  // keyset: ids strictly below (0: from the top)
   std::size_t limit = 200;
 };
@@ -215,18 +223,26 @@ class Store {
                                                    const std::vector<Address>& addresses);
 
   virtual Result<StorePage> Query(const QueryRequest& request) = 0;
-  virtual Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
-                                   std::uint64_t cap) = 0;
-  // Live entities at `at_block` from the counters: stored rows minus unswept expired ones.
-  virtual Result<std::uint64_t> LiveCount(std::uint64_t at_block) = 0;
+  virtual Result<StoreCount> Count(const query::Expr& filter, ReadPoint at, std::uint64_t cap) = 0;
+  // Live entities at expiry height `expiry` from the counters: stored rows minus the unswept ones
+  // with expires_block <= expiry.
+  virtual Result<std::uint64_t> LiveCount(std::uint64_t expiry) = 0;
   // The compiled SQL, its parameters and the database's plan.
   virtual Result<std::string> Explain(const QueryRequest& request) = 0;
   // The same for Count's statement (a filter other than `*`, which LiveCount serves).
-  virtual Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+  virtual Result<std::string> ExplainCount(const query::Expr& filter, ReadPoint at,
                                            std::uint64_t cap) = 0;
 
-  // Removes up to `max_rows` entities with expires_block <= up_to_block; returns how many.
-  virtual Result<std::uint64_t> Sweep(std::uint64_t up_to_block, std::size_t max_rows) = 0;
+  // Removes up to `max_rows` entities with expires_block <= `up_to` (an expiry height); returns
+  // how many.
+  virtual Result<std::uint64_t> Sweep(std::uint64_t up_to, std::size_t max_rows) = 0;
+
+  // The chain's expiry clock (ExpiryHeight), a parameter of its genesis: nullopt when none is
+  // recorded (no chain yet, or a chain made before the clock existed).
+  virtual Result<std::optional<std::uint64_t>> LoadExpiryClock() = 0;
+  // Records `ms` as the clock unless one is recorded already (then nothing changes: the first
+  // node to create a chain sets it, and every node reads it back).
+  virtual Status RecordExpiryClock(std::uint64_t ms) = 0;
 
   // History, for VerifyChain.
   virtual Result<std::optional<BlockHeader>> GetBlock(std::uint64_t number) = 0;

@@ -135,6 +135,30 @@ struct ChainInfo {
   std::uint64_t nominal_block_time_ms = 0;
   std::uint64_t head_number = 0;
   std::uint64_t head_timestamp_ms = 0;
+  // The chain's expiry clock (ExpiryHeight), fixed at its genesis: 0 for block numbers, else the
+  // length of its slots in ms; and the head's height on it.
+  std::uint64_t expiry_clock_ms = 0;
+  std::uint64_t head_expiry_height = 0;
+
+  // The expires_block of a lifetime of `lifetime_ms` starting at `now_ms` (Unix ms; the moment
+  // the guardians' lease of the same lifetime starts from): the height at `now_ms` plus the
+  // lifetime in units of the clock, rounded up, so the entity expires within one unit of
+  // now + lifetime (a timed chain: within one block; a slot clock: within one slot). The height
+  // at `now_ms` is the slot of `now_ms` on a slot clock, the head's number on block numbers (a
+  // timed node seals a block every block time, so its head is less than one block old; an
+  // instant chain on block numbers, made before the clock existed, counts transactions, and there
+  // the nominal block time is a guess). At least one unit; saturates at UINT64_MAX.
+  std::uint64_t ExpiryFor(std::uint64_t now_ms, std::uint64_t lifetime_ms) const;
 };
+
+// The lease clock (docs/architecture.md): an entity's expires_block counts on its chain's expiry
+// clock, a parameter fixed at genesis. 0: block numbers (Arkiv's rule; a timed chain, whose
+// blocks come every block time); T > 0: slots of T ms of the block timestamps,
+// floor(timestamp_ms / T) (an instant chain, whose block numbers count transactions, not time).
+// An entity is live at a block while its expires_block > the block's ExpiryHeight; heights never
+// fall along a chain (block timestamps never do).
+inline std::uint64_t ExpiryHeight(const BlockHeader& h, std::uint64_t expiry_clock_ms) {
+  return expiry_clock_ms == 0 ? h.number : h.timestamp_ms / expiry_clock_ms;
+}
 
 }  // namespace veil::ledger

@@ -299,15 +299,15 @@ Result<StorePage> PostgresStore::QueryRead(const QueryRequest& r) {
   return page;
 }
 
-Result<StoreCount> PostgresStore::Count(const query::Expr& filter, std::uint64_t at_block,
+Result<StoreCount> PostgresStore::Count(const query::Expr& filter, ReadPoint at,
                                         std::uint64_t cap) {
   BudgetScope budget(*this);
-  return budget.Map(CountRead(filter, at_block, cap));
+  return budget.Map(CountRead(filter, at, cap));
 }
 
-Result<StoreCount> PostgresStore::CountRead(const query::Expr& filter, std::uint64_t at_block,
+Result<StoreCount> PostgresStore::CountRead(const query::Expr& filter, ReadPoint at,
                                             std::uint64_t cap) {
-  VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
+  VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at, cap));
   // Planned per call, a range's count too: D's test of liveness (an OR of two inequalities on
   // the expiry and creation columns) is a scan of every entity in a generic plan, which
   // guesses a third of the table for each side (717 ms at 10^6 in a probe), and a bitmap OR
@@ -315,15 +315,15 @@ Result<StoreCount> PostgresStore::CountRead(const query::Expr& filter, std::uint
   // again in the same round trip when the head has moved since.
   // (An undriven count has one form: it needs no backlog.)
   ResultPtr backlog;
-  const bool stale = c.driven && (!backlog_ || backlog_->first != at_block);
+  const bool stale = c.driven && (!backlog_ || backlog_->first != at.expiry);
   VEIL_ASSIGN_OR_RETURN(auto r, ExecPlannedPerCall(c.sql, c.params, stale ? kBacklogSql : nullptr,
-                                                   {Int8(I64(at_block))}, &backlog));
+                                                   {Int8(I64(at.expiry))}, &backlog));
   if (stale) {
     Row b(backlog.get(), 0);
     const std::int64_t n = b.Int(0);
     VEIL_RETURN_IF_ERROR(b.status());
     if (n < 0) return DataLoss("negative expiry bucket sum");
-    backlog_.emplace(at_block, static_cast<std::uint64_t>(n));
+    backlog_.emplace(at.expiry, static_cast<std::uint64_t>(n));
   }
   Row row(r.get(), 0);
   StoreCount out;
@@ -385,12 +385,12 @@ Result<std::string> PostgresStore::ExplainRead(const QueryRequest& r) {
   return out;
 }
 
-Result<std::string> PostgresStore::ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+Result<std::string> PostgresStore::ExplainCount(const query::Expr& filter, ReadPoint at,
                                                 std::uint64_t cap) {
   // The driver's choice runs the drivers' capped counts, as Count does.
   BudgetScope budget(*this);
   return budget.Map([&]() -> Result<std::string> {
-    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at_block, cap));
+    VEIL_ASSIGN_OR_RETURN(const Compiled c, CompileCount(filter, at, cap));
     return ExplainCompiled(c);  // planned for its values, as Count runs it
   }());
 }
@@ -430,7 +430,7 @@ Result<std::string> PostgresStore::ExplainCompiled(const Compiled& c, bool gener
 // A driven count reads few matches' rows rather than walk the backlog of expired entities
 // (sql_filter.h) when the backlog at this connection's last count, or an unknown one, calls
 // for it.
-Result<Compiled> PostgresStore::CompileCount(const query::Expr& filter, std::uint64_t at_block,
+Result<Compiled> PostgresStore::CompileCount(const query::Expr& filter, ReadPoint at,
                                              std::uint64_t cap) {
   const bool read_rows = !backlog_ || backlog_->second >= sql::kCountRowsBacklog;
   std::vector<sql::Driver> drivers = sql::Drivers(filter);
@@ -444,12 +444,12 @@ Result<Compiled> PostgresStore::CompileCount(const query::Expr& filter, std::uin
                           }));
     // From the driver's index, the rest probed (sql_filter.h, CompileDrivenCount).
     VEIL_RETURN_IF_ERROR(
-        sql::CompileDrivenCount(filter, drivers[which], d, at_block, cap + 1, read_rows, &c.sql));
+        sql::CompileDrivenCount(filter, drivers[which], d, at, cap + 1, read_rows, &c.sql));
     c.driven = true;
   } else {
     c.sql =
         "SELECT count(*), 0::bigint FROM (SELECT 1 FROM entities e WHERE e.expires_block + 0 > " +
-        c.Add(Int8(I64(at_block))) + " AND e.created_block + 0 <= " + c.Add(Int8(I64(at_block))) +
+        c.Add(Int8(I64(at.expiry))) + " AND e.created_block + 0 <= " + c.Add(Int8(I64(at.block))) +
         " AND (";
     VEIL_RETURN_IF_ERROR(sql::CompileFilter(filter, d, &c.sql));
     c.sql += ") LIMIT " + c.Add(Int8(I64(cap + 1))) + ") t";
@@ -601,11 +601,12 @@ Result<Compiled> PostgresStore::WalkSelect(const QueryRequest& r, AttrSource src
                                            sql::WalkWindow window) {
   Compiled walk;
   Dialect d(&walk);
-  const std::string at = walk.Add(Int8(I64(r.at_block)));
+  const std::string expiry = walk.Add(Int8(I64(r.at.expiry)));
+  const std::string block = walk.Add(Int8(I64(r.at.block)));
   std::string inner = "SELECT e.* FROM (SELECT * FROM entities x WHERE x.id < " +
                       walk.Add(Int8(window.top)) + " ORDER BY x.id DESC LIMIT " +
                       walk.Add(Int8(window.top - window.low)) + ") e WHERE e.expires_block > " +
-                      at + " AND e.created_block <= " + at + " AND (";
+                      expiry + " AND e.created_block <= " + block + " AND (";
   VEIL_RETURN_IF_ERROR(sql::CompileFilter(*r.filter, d, &inner, sql::ProbeRef("e.id")));
   inner += ") ORDER BY e.id DESC LIMIT " + walk.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
   walk.sql = EntitySelect(inner, "e.id DESC", r.projection, src, /*account_ids=*/true);
@@ -761,8 +762,9 @@ Result<Compiled> PostgresStore::RangeSelect(const QueryRequest& r, const sql::Dr
   if (!before.empty()) conditions += " AND " + IdBelow(driver, idx) + before;
   const std::string entity_id = idx.id + " AS entity_id";
   const std::string rows = c.Add(Int8(static_cast<std::int64_t>(r.limit + 1)));
-  const std::string at = c.Add(Int8(I64(r.at_block)));
-  std::string live = "e.expires_block > " + at + " AND e.created_block <= " + at;
+  const std::string expiry = c.Add(Int8(I64(r.at.expiry)));
+  const std::string block = c.Add(Int8(I64(r.at.block)));
+  std::string live = "e.expires_block > " + expiry + " AND e.created_block <= " + block;
   if (driver.rest.kind != query::Expr::Kind::kAll) {
     live += " AND (";
     VEIL_RETURN_IF_ERROR(sql::CompileFilter(driver.rest, d, &live, sql::ProbeRef("e.id")));
@@ -837,8 +839,8 @@ Result<Compiled> PostgresStore::CompileSelect(const QueryRequest& r, AttrSource 
   }
   // The liveness terms match nearly every row; written as expressions (`+ 0`) they never
   // pick an index, so the filter's own predicates choose it (SQLite's unary `+` trick).
-  inner += "e.expires_block + 0 > " + c.Add(Int8(I64(r.at_block))) +
-           " AND e.created_block + 0 <= " + c.Add(Int8(I64(r.at_block)));
+  inner += "e.expires_block + 0 > " + c.Add(Int8(I64(r.at.expiry))) +
+           " AND e.created_block + 0 <= " + c.Add(Int8(I64(r.at.block)));
   const std::string id = driven ? rows.id : "e.id";
   if (r.before_id > 0) inner += " AND " + id + " < " + c.Add(Int8(r.before_id));
   const query::Expr* rest = driven ? &driven->rest : r.filter;

@@ -4,6 +4,7 @@
 // that the queries share.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <span>
@@ -222,13 +223,13 @@ Result<Account> PostgresStore::GetAccount(const Address& address) {
   return a;
 }
 
-Result<std::uint64_t> PostgresStore::LiveCount(std::uint64_t at_block) {
+Result<std::uint64_t> PostgresStore::LiveCount(std::uint64_t expiry) {
   // Bounded: the sweeper removes buckets more than cursor_lifetime_blocks old.
   VEIL_ASSIGN_OR_RETURN(auto r,
                         ExecCached(std::string("SELECT ") + kStoredEntitiesSql +
                                        ", coalesce((SELECT sum(n) FROM expiry WHERE block <= $1), "
                                        "0)::bigint",
-                                   {Int8(I64(at_block))}));
+                                   {Int8(I64(expiry))}));
   if (PQntuples(r.get()) != 1 || PQgetisnull(r.get(), 0, 0)) {
     return DataLoss("postgres: the head block or the sweeper's count is missing");
   }
@@ -527,6 +528,33 @@ Status PostgresStore::ResolveAccounts(const std::vector<std::pair<std::int64_t, 
         return it->second;
       },
       out);
+}
+
+// The expiry clock in chain_params. A schema that a build before the clock set up has no such
+// table: its chains count expiry in blocks, and the table is made when a chain is created in it.
+Result<std::optional<std::uint64_t>> PostgresStore::LoadExpiryClock() {
+  VEIL_ASSIGN_OR_RETURN(auto t, Exec("SELECT to_regclass('chain_params') IS NOT NULL", {}, false));
+  if (PQntuples(t.get()) != 1 || std::string(PQgetvalue(t.get(), 0, 0)) != "t") {
+    return std::optional<std::uint64_t>();
+  }
+  VEIL_ASSIGN_OR_RETURN(
+      auto r, Exec("SELECT value FROM chain_params WHERE name = 'expiry_clock_ms'", {}, false));
+  if (PQntuples(r.get()) == 0) return std::optional<std::uint64_t>();
+  const long long v = std::atoll(PQgetvalue(r.get(), 0, 0));
+  if (v < 0) return DataLoss("postgres: negative expiry clock");
+  return std::optional<std::uint64_t>(static_cast<std::uint64_t>(v));
+}
+
+Status PostgresStore::RecordExpiryClock(std::uint64_t ms) {
+  VEIL_RETURN_IF_ERROR(Exec("CREATE TABLE IF NOT EXISTS chain_params(name text PRIMARY KEY, "
+                            "value bigint NOT NULL)",
+                            {}, false)
+                           .status());
+  return Exec(
+             "INSERT INTO chain_params(name, value) VALUES ('expiry_clock_ms', $1) ON CONFLICT "
+             "(name) DO NOTHING",
+             {Int8(I64(ms))}, false)
+      .status();
 }
 
 }  // namespace veil::ledger::pg

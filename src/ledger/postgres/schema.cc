@@ -62,6 +62,8 @@ CREATE INDEX IF NOT EXISTS attr_num_nv ON attr_num(name, value, entity_id);
 CREATE TABLE IF NOT EXISTS expiry(block bigint PRIMARY KEY, n bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS schema_format(
   id smallint PRIMARY KEY CHECK (id = 1), format integer NOT NULL);
+CREATE TABLE IF NOT EXISTS chain_params(name text PRIMARY KEY, value bigint NOT NULL);
+-- chain_params: the chain's genesis parameters (expiry_clock_ms: ledger/types.h, ExpiryHeight).
 )sql";
 // The columns added since the tables were first made, for a schema of an earlier format only
 // (an ALTER takes its table's exclusive lock even when the column is there, and every reconnect

@@ -94,7 +94,9 @@ class PostgresStore final : public Store {
   Result<ValidationReads> GetForValidation(const std::vector<EntityKey>& keys,
                                            const std::vector<Address>& addresses) override;
   Result<Account> GetAccount(const Address& address) override;
-  Result<std::uint64_t> LiveCount(std::uint64_t at_block) override;
+  Result<std::uint64_t> LiveCount(std::uint64_t expiry) override;
+  Result<std::optional<std::uint64_t>> LoadExpiryClock() override;
+  Status RecordExpiryClock(std::uint64_t ms) override;
   Result<std::uint64_t> Prewarm() override;
   Result<std::optional<BlockHeader>> GetBlock(std::uint64_t number) override;
   Result<std::vector<StoredTx>> GetBlockTxs(std::uint64_t number) override;
@@ -107,10 +109,9 @@ class PostgresStore final : public Store {
 
   // Filtered reads (query.cc).
   Result<StorePage> Query(const QueryRequest& r) override;
-  Result<StoreCount> Count(const query::Expr& filter, std::uint64_t at_block,
-                           std::uint64_t cap) override;
+  Result<StoreCount> Count(const query::Expr& filter, ReadPoint at, std::uint64_t cap) override;
   Result<std::string> Explain(const QueryRequest& r) override;
-  Result<std::string> ExplainCount(const query::Expr& filter, std::uint64_t at_block,
+  Result<std::string> ExplainCount(const query::Expr& filter, ReadPoint at,
                                    std::uint64_t cap) override;
 
  private:
@@ -204,12 +205,10 @@ class PostgresStore final : public Store {
   // ---- Filtered reads and their plans (query.cc). ----
 
   Result<StorePage> QueryRead(const QueryRequest& r);
-  Result<StoreCount> CountRead(const query::Expr& filter, std::uint64_t at_block,
-                               std::uint64_t cap);
+  Result<StoreCount> CountRead(const query::Expr& filter, ReadPoint at, std::uint64_t cap);
   Result<std::string> ExplainRead(const QueryRequest& r);
   Result<std::string> ExplainCompiled(const Compiled& c, bool generic = false);
-  Result<Compiled> CompileCount(const query::Expr& filter, std::uint64_t at_block,
-                                std::uint64_t cap);
+  Result<Compiled> CompileCount(const query::Expr& filter, ReadPoint at, std::uint64_t cap);
   Result<std::string> Literal(const PgParam& p);
   Result<std::string> ArrayLiteral(const PgParam& p);
   Result<std::vector<Entity>> QueryRows(const QueryRequest& r, AttrSource src, bool* lacks_copy);
