@@ -36,7 +36,8 @@ using Hash32 = std::array<std::uint8_t, kHashSize>;
 // Signature schemes a transaction may carry (the tag is part of the signed encoding).
 enum class SigScheme : std::uint8_t {
   kEd25519 = 1,
-  kCompositeMlDsa65Ed25519 = 2,  // reserved: encoding defined, not yet accepted
+  // Composite ML-DSA-65 + Ed25519 (crypto/composite_sig.h): both signatures must verify.
+  kCompositeMlDsa65Ed25519 = 2,
 };
 
 // address = SHA-256("veil.ledger.address.v1" || scheme || public key)[0..20)
