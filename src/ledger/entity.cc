@@ -215,15 +215,4 @@ Status ValidateAttributes(const std::vector<Attribute>& attrs, std::size_t max_c
 // Keys, addresses and hashes are public: the variable-time codec.
 std::string ToHex(ByteView b) { return HexEncodeVartime(b); }
 
-template <std::size_t N>
-std::optional<std::array<std::uint8_t, N>> FromHex(std::string_view hex) {
-  if (hex.size() >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex.remove_prefix(2);
-  std::array<std::uint8_t, N> out{};
-  if (!HexDecodeVartimeInto(hex, out).ok()) return std::nullopt;
-  return out;
-}
-
-template std::optional<std::array<std::uint8_t, 32>> FromHex<32>(std::string_view);
-template std::optional<std::array<std::uint8_t, 20>> FromHex<20>(std::string_view);
-
 }  // namespace veil::ledger

@@ -12,7 +12,6 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -110,8 +109,5 @@ Status ValidateAttributes(const std::vector<Attribute>& attrs, std::size_t max_c
                           const Limits& limits);
 
 std::string ToHex(ByteView b);
-// Parses exactly N bytes of hex, with or without a 0x prefix.
-template <std::size_t N>
-std::optional<std::array<std::uint8_t, N>> FromHex(std::string_view hex);
 
 }  // namespace veil::ledger

@@ -34,8 +34,10 @@ enum class OpKind : std::uint8_t {
 };
 
 struct CreateOp {
-  std::uint64_t expires_block = 0;  // absolute; must lie after the block the tx lands in
-  std::uint8_t flags = 0;           // kFlagReadonly | kFlagPermissionlessExtension (entity.h)
+  // Absolute, on the chain's expiry clock (ExpiryHeight, types.h): above the expiry height of
+  // the block the transaction lands in (Client::ExpiryFor gives it for a lifetime).
+  std::uint64_t expires_block = 0;
+  std::uint8_t flags = 0;  // kFlagReadonly | kFlagPermissionlessExtension (entity.h)
   std::string content_type;
   Bytes payload;
   std::vector<Attribute> attributes;  // sorted by name
