@@ -15,9 +15,9 @@ run() {  # which round
   local which=$1 r=$2 dir
   [ $which = old ] && dir=$old || dir=$new
   VEIL_BENCH_LEDGER_DATA=/work/tmp-bench/data-$which $dir/veil_bench_ledger --benchmark_filter="$L" \
-    --benchmark_out=$out/$which-ledger-$r.json --benchmark_out_format=json >/dev/null 2>>$out/stderr-$which.txt
+    --benchmark_out=$out/$which-ledger-$r.json --benchmark_out_format=json >/dev/null 2>/dev/null
   $dir/veil_bench_guardian --benchmark_filter="$G" \
-    --benchmark_out=$out/$which-guardian-$r.json --benchmark_out_format=json >/dev/null 2>>$out/stderr-$which.txt
+    --benchmark_out=$out/$which-guardian-$r.json --benchmark_out_format=json >/dev/null 2>/dev/null
 }
 for r in 1 2 3 4 5 6 7 8 9 10 11 12; do
   if [ $((r % 2)) = 1 ]; then run old $r; run new $r; else run new $r; run old $r; fi
